@@ -1,0 +1,190 @@
+#include "engine/groth16/keys.hpp"
+
+#include <cstring>
+#include <fstream>
+
+#include "engine/util/error.hpp"
+#include "kernels/util/parallel.hpp"
+
+namespace zk::groth16 {
+namespace {
+
+constexpr char magic[8] = {'Z', 'K', 'P', 'I', 'P', 'E', 'P', 'K'};
+constexpr uint32_t format_version = 1;
+constexpr uint32_t max_name_bytes = 64;
+constexpr uint32_t max_lg_domain = 28;
+
+class Writer {
+ public:
+  explicit Writer(const std::filesystem::path& path) : path_(path), out_(path, std::ios::binary) {
+    if (!out_) fail("{}: cannot create the file; check the folder exists and is writable", path.string());
+  }
+  void bytes(const void* data, size_t n) {
+    out_.write(static_cast<const char*>(data), static_cast<std::streamsize>(n));
+    if (!out_) fail("{}: write failed (disk full?)", path_.string());
+  }
+  template <class T>
+  void value(const T& v) { bytes(&v, sizeof v); }
+  template <class T>
+  void array(const std::vector<T>& v) {
+    value<uint64_t>(v.size());
+    bytes(v.data(), v.size() * sizeof(T));
+  }
+
+ private:
+  std::filesystem::path path_;
+  std::ofstream out_;
+};
+
+class Reader {
+ public:
+  explicit Reader(const std::filesystem::path& path) : path_(path), in_(path, std::ios::binary) {
+    if (!in_) fail("{}: cannot open the proving key; run `zkpipe setup` to make one", path.string());
+    std::error_code ec;
+    size_ = std::filesystem::file_size(path, ec);
+    if (ec) fail("{}: cannot read the file size: {}", path.string(), ec.message());
+  }
+  void bytes(void* data, size_t n, const char* what) {
+    if (n > size_ - offset_)
+      fail("{}: truncated at byte {}: expected {} more bytes of {}; the file is incomplete, "
+           "make the key again", path_.string(), offset_, n, what);
+    in_.read(static_cast<char*>(data), static_cast<std::streamsize>(n));
+    if (!in_) fail("{}: read error at byte {}", path_.string(), offset_);
+    offset_ += n;
+  }
+  template <class T>
+  T value(const char* what) {
+    T v;
+    bytes(&v, sizeof v, what);
+    return v;
+  }
+  template <class T>
+  std::vector<T> array(uint64_t expected_count, const char* what) {
+    uint64_t at = offset_;
+    auto count = value<uint64_t>(what);
+    if (count != expected_count)
+      fail("{}: at byte {}: {} has {} points, the header implies {}; the file is corrupt",
+           path_.string(), at, what, count, expected_count);
+    std::vector<T> v(count);
+    bytes(v.data(), count * sizeof(T), what);
+    return v;
+  }
+  uint64_t offset() const { return offset_; }
+  uint64_t size() const { return size_; }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+  std::ifstream in_;
+  uint64_t size_ = 0, offset_ = 0;
+};
+
+template <class F>
+bool canonical_limbs(const F& x) {
+  for (int i = F::N - 1; i >= 0; --i)
+    if (x.l[i] != F::params::modulus(i)) return x.l[i] < F::params::modulus(i);
+  return false;
+}
+bool valid_coordinates(const G1Affine& p) { return canonical_limbs(p.x) && canonical_limbs(p.y); }
+bool valid_coordinates(const G2Affine& p) {
+  return canonical_limbs(p.x.c0) && canonical_limbs(p.x.c1) && canonical_limbs(p.y.c0) &&
+         canonical_limbs(p.y.c1);
+}
+
+// Every point must be reduced and on the curve; reports the first bad one.
+template <class Point>
+void check_points(const Reader& r, const std::vector<Point>& points, uint64_t array_end, const char* what) {
+  std::vector<uint8_t> bad(points.size());
+  parallel_for(points.size(), [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) bad[i] = !(valid_coordinates(points[i]) && points[i].is_on_curve());
+  }, 4096);
+  for (size_t i = 0; i < points.size(); ++i)
+    if (bad[i])
+      fail("{}: at byte {}: point {} of {} is not on the curve; the file is corrupt",
+           r.path().string(), array_end - (points.size() - i) * sizeof(Point), i, what);
+}
+
+}  // namespace
+
+uint64_t ProvingKey::bytes() const {
+  return (ic.size() + a.size() + b1.size() + l.size() + h.size()) * sizeof(G1Affine) +
+         b2.size() * sizeof(G2Affine);
+}
+
+void write_proving_key(const ProvingKey& pk, const std::filesystem::path& path) {
+  Writer w(path);
+  w.bytes(magic, sizeof magic);
+  w.value(format_version);
+  w.value<uint32_t>(static_cast<uint32_t>(pk.circuit.name.size()));
+  w.bytes(pk.circuit.name.data(), pk.circuit.name.size());
+  w.value<uint64_t>(pk.circuit.target_constraints);
+  w.value<uint64_t>(pk.num_constraints);
+  w.value(pk.num_public);
+  w.value(pk.num_vars);
+  w.value(pk.lg_domain);
+  w.value(pk.alpha1), w.value(pk.beta1), w.value(pk.delta1);
+  w.value(pk.beta2), w.value(pk.gamma2), w.value(pk.delta2);
+  w.array(pk.ic), w.array(pk.a), w.array(pk.b1), w.array(pk.l), w.array(pk.h), w.array(pk.b2);
+}
+
+ProvingKey read_proving_key(const std::filesystem::path& path) {
+  Reader r(path);
+  char m[8];
+  r.bytes(m, sizeof m, "the magic");
+  if (std::memcmp(m, magic, sizeof m) != 0)
+    fail("{}: not a zkpipe proving key (bad magic at byte 0); give the file `zkpipe setup` wrote",
+         path.string());
+  auto version = r.value<uint32_t>("the version");
+  if (version != format_version)
+    fail("{}: proving key format version {} is not supported (expected {}); make the key again",
+         path.string(), version, format_version);
+  ProvingKey pk;
+  auto name_bytes = r.value<uint32_t>("the circuit name length");
+  if (name_bytes > max_name_bytes)
+    fail("{}: at byte 12: circuit name of {} bytes (at most {}); the file is corrupt", path.string(),
+         name_bytes, max_name_bytes);
+  pk.circuit.name.resize(name_bytes);
+  r.bytes(pk.circuit.name.data(), name_bytes, "the circuit name");
+  pk.circuit.target_constraints = r.value<uint64_t>("the target constraints");
+  pk.num_constraints = r.value<uint64_t>("the constraint count");
+  pk.num_public = r.value<uint32_t>("the public input count");
+  pk.num_vars = r.value<uint32_t>("the variable count");
+  pk.lg_domain = r.value<uint32_t>("the domain size");
+  if (pk.lg_domain > max_lg_domain || pk.num_vars < pk.num_public + 1 ||
+      pk.num_constraints + pk.num_public >= (uint64_t{1} << pk.lg_domain))
+    fail("{}: inconsistent header (domain 2^{}, {} constraints, {} public, {} variables); "
+         "the file is corrupt", path.string(), pk.lg_domain, pk.num_constraints, pk.num_public,
+         pk.num_vars);
+  uint64_t g1_points = (pk.num_public + 1) + 2ull * pk.num_vars + (pk.num_vars - pk.num_public - 1) +
+                       (uint64_t{1} << pk.lg_domain) + 3;
+  uint64_t expected_size = r.offset() + g1_points * sizeof(G1Affine) +
+                           (pk.num_vars + 3ull) * sizeof(G2Affine) + 6 * sizeof(uint64_t);
+  if (r.size() != expected_size)
+    fail("{}: the file has {} bytes, its header implies {}; the file is truncated or corrupt",
+         path.string(), r.size(), expected_size);
+  pk.alpha1 = r.value<G1Affine>("alpha1");
+  pk.beta1 = r.value<G1Affine>("beta1");
+  pk.delta1 = r.value<G1Affine>("delta1");
+  pk.beta2 = r.value<G2Affine>("beta2");
+  pk.gamma2 = r.value<G2Affine>("gamma2");
+  pk.delta2 = r.value<G2Affine>("delta2");
+  std::vector<G1Affine> fixed_g1{pk.alpha1, pk.beta1, pk.delta1};
+  std::vector<G2Affine> fixed_g2{pk.beta2, pk.gamma2, pk.delta2};
+  check_points(r, fixed_g1, r.offset() - 3 * sizeof(G2Affine), "alpha1/beta1/delta1");
+  check_points(r, fixed_g2, r.offset(), "beta2/gamma2/delta2");
+  pk.ic = r.array<G1Affine>(pk.num_public + 1, "ic");
+  check_points(r, pk.ic, r.offset(), "ic");
+  pk.a = r.array<G1Affine>(pk.num_vars, "a");
+  check_points(r, pk.a, r.offset(), "a");
+  pk.b1 = r.array<G1Affine>(pk.num_vars, "b1");
+  check_points(r, pk.b1, r.offset(), "b1");
+  pk.l = r.array<G1Affine>(pk.num_vars - pk.num_public - 1, "l");
+  check_points(r, pk.l, r.offset(), "l");
+  pk.h = r.array<G1Affine>(uint64_t{1} << pk.lg_domain, "h");
+  check_points(r, pk.h, r.offset(), "h");
+  pk.b2 = r.array<G2Affine>(pk.num_vars, "b2");
+  check_points(r, pk.b2, r.offset(), "b2");
+  return pk;
+}
+
+}  // namespace zk::groth16

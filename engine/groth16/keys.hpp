@@ -1,0 +1,54 @@
+// keys.hpp — Groth16 proving and verifying keys in snarkjs's convention (gamma = 1, H points on
+// the odd 2n-th roots that absorb the division by Z, public-input rows appended), so one prover
+// serves zkpipe's built-in circuits and imported .zkey files alike.
+//
+// Binary proving-key file (little-endian, x86-64): magic "ZKPIPEPK", u32 version, circuit name
+// (u32 length + bytes), u64 target constraints, u64 constraints, u32 public, u32 vars,
+// u32 lg_domain, then alpha1 beta1 delta1 (G1), beta2 gamma2 delta2 (G2), then the point arrays
+// ic, a, b1, l, h (G1) and b2 (G2), each as u64 count + points. Points are affine, coordinates
+// in Montgomery form; infinity is all zero. read_proving_key() checks every header field, every
+// count against the header and the file's size, and every point against the curve, and throws
+// zk::Error naming the file, byte offset and what was expected.
+#pragma once
+#include <filesystem>
+#include <vector>
+
+#include "engine/circuits/circuit.hpp"
+#include "kernels/ec/bls12-381.hpp"
+
+namespace zk::groth16 {
+
+using bls12_381::G1Affine;
+using bls12_381::G2Affine;
+
+struct VerifyingKey {
+  G1Affine alpha1;
+  G2Affine beta2, gamma2, delta2;
+  std::vector<G1Affine> ic;  // num_public + 1 points
+  size_t num_public() const { return ic.size() - 1; }
+};
+
+struct ProvingKey {
+  circuits::CircuitSpec circuit;  // the built-in circuit this key is for
+  uint64_t num_constraints = 0;
+  uint32_t num_public = 0;  // not counting ONE
+  uint32_t num_vars = 0;    // ONE + public + private
+  uint32_t lg_domain = 0;
+  G1Affine alpha1, beta1, delta1;
+  G2Affine beta2, gamma2, delta2;
+  std::vector<G1Affine> ic;  // [0, num_public]
+  std::vector<G1Affine> a;   // every variable
+  std::vector<G1Affine> b1;  // every variable
+  std::vector<G1Affine> l;   // private variables (snarkjs's C section)
+  std::vector<G1Affine> h;   // 2^lg_domain points
+  std::vector<G2Affine> b2;  // every variable
+
+  size_t domain_size() const { return size_t{1} << lg_domain; }
+  VerifyingKey verifying_key() const { return {alpha1, beta2, gamma2, delta2, ic}; }
+  uint64_t bytes() const;
+};
+
+void write_proving_key(const ProvingKey& pk, const std::filesystem::path& path);
+ProvingKey read_proving_key(const std::filesystem::path& path);
+
+}  // namespace zk::groth16

@@ -1,0 +1,90 @@
+#include "engine/groth16/prover.hpp"
+
+#include "engine/r1cs/r1cs.hpp"
+#include "engine/util/error.hpp"
+
+namespace zk::groth16 {
+
+std::vector<Fr> synthesize(const circuits::Circuit& circuit, uint64_t witness_seed,
+                           const ProvingKey& pk, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c,
+                           PhaseLog* log) {
+  auto scope = timed(log, "synth", pk.num_constraints);
+  r1cs::WitnessEvaluator evaluator(a, b, c);
+  circuit.synthesize(evaluator, witness_seed);
+  if (evaluator.num_constraints() != pk.num_constraints || evaluator.num_public() != pk.num_public)
+    fail("the proving key was made for another circuit ({} constraints, {} public inputs); "
+         "'{}' at size {} has {} constraints and {} public inputs: run `zkpipe setup` for it",
+         pk.num_constraints, pk.num_public, circuit.spec().name, circuit.spec().target_constraints,
+         evaluator.num_constraints(), evaluator.num_public());
+  auto z = evaluator.finish();
+  if (z.size() != pk.num_vars)
+    fail("the proving key has {} variables but the circuit allocated {}: make the key again",
+         pk.num_vars, z.size());
+  return z;
+}
+
+WitnessSplit split_witness(std::span<const Fr> z, size_t first) {
+  WitnessSplit split;
+  const Fr one = Fr::one();
+  for (size_t i = first; i < z.size(); ++i) {
+    auto index = static_cast<uint32_t>(i - first);
+    if (z[i].is_zero()) {
+      split.zeros++;
+    } else if (z[i] == one) {
+      split.ones.push_back(index);
+    } else {
+      split.significant.push_back(index);
+      split.significant_scalars.push_back(z[i]);
+    }
+  }
+  return split;
+}
+
+namespace {
+
+// sum_i z_i P_i by the split: batch addition of the ones plus the tail MSM of the rest.
+template <class Affine>
+auto split_msm(ProverBackend& backend, std::span<const Affine> bases, const WitnessSplit& split,
+               const char* phase, PhaseLog* log) {
+  auto ones = [&] {
+    auto scope = timed(log, "batch_add", split.ones.size());
+    return backend.sum(bases, split.ones);
+  }();
+  auto scope = timed(log, phase, split.significant.size());
+  return ones + backend.msm(bases, split.significant, split.significant_scalars);
+}
+
+}  // namespace
+
+Proof prove(ProverBackend& backend, const ProvingKey& pk, std::span<Fr> a, std::span<Fr> b,
+            std::span<Fr> c, std::span<const Fr> z, const Fr& r, const Fr& s, PhaseLog* log) {
+  const ntt::Domain domain(static_cast<int>(pk.lg_domain));
+  if (a.size() != domain.n || b.size() != domain.n || c.size() != domain.n || z.size() != pk.num_vars)
+    fail("prove: inputs do not match the proving key (domain {}, {} variables)", domain.n, pk.num_vars);
+  {
+    auto scope = timed(log, "ntt", 7 * domain.n);
+    backend.quotient_evaluations(a, b, c, domain);
+  }
+  G1 h = [&] {
+    auto scope = timed(log, "msm_h", domain.n);
+    return backend.msm(std::span<const G1Affine>(pk.h), {}, a);
+  }();
+
+  WitnessSplit all = split_witness(z);
+  WitnessSplit priv = split_witness(z, pk.num_public + 1);
+  G1 a_sum = split_msm(backend, std::span<const G1Affine>(pk.a), all, "msm_a", log);
+  G1 b1_sum = split_msm(backend, std::span<const G1Affine>(pk.b1), all, "msm_b1", log);
+  G1 l_sum = split_msm(backend, std::span<const G1Affine>(pk.l), priv, "msm_l", log);
+  G2 b2_sum = split_msm(backend, std::span<const G2Affine>(pk.b2), all, "msm_b2", log);
+
+  auto scope = timed(log, "assemble", 1);
+  using bls12_381::mul;
+  G1 delta1 = G1::from_affine(pk.delta1);
+  G1 pi_a = a_sum + pk.alpha1 + mul(delta1, r);
+  G2 pi_b = b2_sum + pk.beta2 + mul(G2::from_affine(pk.delta2), s);
+  G1 b1 = b1_sum + pk.beta1 + mul(delta1, s);
+  G1 pi_c = l_sum + h + mul(pi_a, s) + mul(b1, r) - mul(delta1, r * s);
+  return {pi_a.to_affine(), pi_b.to_affine(), pi_c.to_affine()};
+}
+
+}  // namespace zk::groth16

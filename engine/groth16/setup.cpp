@@ -1,0 +1,120 @@
+#include "engine/groth16/setup.hpp"
+
+#include "engine/util/rng.hpp"
+#include "kernels/ec/fixed_base.hpp"
+#include "kernels/ntt/domain.hpp"
+#include "kernels/util/parallel.hpp"
+
+namespace zk::groth16 {
+namespace {
+
+using bls12_381::Fr;
+using bls12_381::G1Curve;
+using bls12_381::G2Curve;
+
+// out[c] = scale * x_c / (tau - x_c) with x_c = start * step^c: Lagrange-style evaluations with
+// one batched inversion per chunk.
+std::vector<Fr> scaled_ratios(size_t count, const Fr& tau, const Fr& start, const Fr& step, const Fr& scale) {
+  std::vector<Fr> out(count);
+  parallel_for(count, [&](size_t begin, size_t end) {
+    std::vector<Fr> x(end - begin), denom(end - begin), prefix(end - begin);
+    Fr xc = start * step.pow_u64(begin), acc = Fr::one();
+    for (size_t c = begin; c < end; ++c) {
+      x[c - begin] = xc;
+      denom[c - begin] = tau - xc;
+      prefix[c - begin] = acc;
+      acc = acc * denom[c - begin];
+      xc = xc * step;
+    }
+    Fr inv = acc.inverse();
+    for (size_t c = end; c-- > begin;) {
+      Fr d_inv = inv * prefix[c - begin];
+      inv = inv * denom[c - begin];
+      out[c] = scale * x[c - begin] * d_inv;
+    }
+  }, 4096);
+  return out;
+}
+
+}  // namespace
+
+ToxicWaste ToxicWaste::from_seed(uint64_t seed) {
+  Rng rng(seed ^ 0x746f786963ull);  // "toxic"
+  return {rng.field<Fr>(), rng.field<Fr>(), rng.field<Fr>(), rng.field<Fr>()};
+}
+
+ProvingKey setup(const r1cs::R1cs& r1cs, const ToxicWaste& waste, const circuits::CircuitSpec& spec,
+                 const SetupProgress& progress) {
+  auto step = [&](std::string_view name) {
+    if (progress) progress(name);
+  };
+  const size_t m = r1cs.constraints.size();
+  const uint32_t num_public = r1cs.num_public, num_vars = r1cs.num_vars;
+  const int lg = r1cs::domain_lg_size(m, num_public);
+  const ntt::Domain domain(lg);
+  const size_t n = domain.n;
+  const Fr& tau = waste.tau;
+
+  step("lagrange basis at tau");
+  // L_c(tau) = (tau^n - 1)/n * w^c/(tau - w^c).
+  Fr tau_n = tau.pow_u64(n);
+  std::vector<Fr> lagrange = scaled_ratios(n, tau, Fr::one(), domain.omega, (tau_n - Fr::one()) * domain.n_inv);
+
+  step("u, v, w at tau");
+  std::vector<Fr> u(num_vars, Fr::zero()), v(num_vars, Fr::zero()), w(num_vars, Fr::zero());
+  for (size_t c = 0; c < m; ++c) {
+    const auto& con = r1cs.constraints[c];
+    for (const auto& t : con.a.terms()) u[t.var] += t.coeff * lagrange[c];
+    for (const auto& t : con.b.terms()) v[t.var] += t.coeff * lagrange[c];
+    for (const auto& t : con.c.terms()) w[t.var] += t.coeff * lagrange[c];
+  }
+  for (uint32_t s = 0; s <= num_public; ++s) u[s] += lagrange[m + s];
+  lagrange = {};
+
+  Fr delta_inv = waste.delta.inverse();
+  std::vector<Fr> ic_scalars(num_public + 1), l_scalars(num_vars - num_public - 1);
+  for (uint32_t s = 0; s < num_vars; ++s) {
+    Fr k = waste.beta * u[s] + waste.alpha * v[s] + w[s];
+    if (s <= num_public) ic_scalars[s] = k;
+    else l_scalars[s - num_public - 1] = k * delta_inv;
+  }
+  w = {};
+  // H[i] = L^(2n)_{2i+1}(tau)/delta = (tau^2n - 1)/(2n) * g_i/(tau - g_i)/delta, g_i = w_2n w_n^i.
+  Fr two_n_inv = (domain.n_inv * Fr::from_u64(2).inverse());
+  std::vector<Fr> h_scalars = scaled_ratios(n, tau, domain.coset_shift, domain.omega,
+                                            (tau_n.sqr() - Fr::one()) * two_n_inv * delta_inv);
+
+  ProvingKey pk;
+  pk.circuit = spec;
+  pk.num_constraints = m;
+  pk.num_public = num_public;
+  pk.num_vars = num_vars;
+  pk.lg_domain = static_cast<uint32_t>(lg);
+
+  step("G1 table");
+  ec::FixedBaseTable<G1Curve> g1(bls12_381::g1_generator());
+  step("G2 table");
+  ec::FixedBaseTable<G2Curve> g2(bls12_381::g2_generator());
+  auto one_g1 = [&](const Fr& k) { return g1.mul_many(std::span(&k, 1))[0]; };
+  auto one_g2 = [&](const Fr& k) { return g2.mul_many(std::span(&k, 1))[0]; };
+  pk.alpha1 = one_g1(waste.alpha);
+  pk.beta1 = one_g1(waste.beta);
+  pk.delta1 = one_g1(waste.delta);
+  pk.beta2 = one_g2(waste.beta);
+  pk.gamma2 = bls12_381::g2_generator();
+  pk.delta2 = one_g2(waste.delta);
+  step("G1 points: a");
+  pk.a = g1.mul_many(u);
+  step("G1 points: b1");
+  pk.b1 = g1.mul_many(v);
+  step("G1 points: ic, l");
+  pk.ic = g1.mul_many(ic_scalars);
+  pk.l = g1.mul_many(l_scalars);
+  step("G1 points: h");
+  pk.h = g1.mul_many(h_scalars);
+  step("G2 points: b2");
+  pk.b2 = g2.mul_many(v);
+  return pk;
+}
+
+}  // namespace zk::groth16

@@ -1,0 +1,39 @@
+// decimal.hpp — base-10 text of multi-limb unsigned integers and of field elements, as snarkjs's
+// JSON writes them. Parsing rejects anything that is not a plain non-negative decimal number
+// below the field's modulus, with a message naming the value and where it came from.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "engine/util/error.hpp"
+
+namespace zk {
+
+// Little-endian limbs -> decimal digits.
+std::string limbs_to_decimal(std::span<const uint64_t> limbs);
+// Decimal digits -> little-endian limbs; false when not a number or it does not fit.
+bool decimal_to_limbs(std::string_view text, std::span<uint64_t> limbs);
+// a < b for little-endian limb arrays of equal length.
+bool limbs_less(std::span<const uint64_t> a, std::span<const uint64_t> b);
+
+template <class F>
+std::string to_decimal(const F& x) {
+  uint64_t c[F::N];
+  x.to_canonical(c);
+  return limbs_to_decimal(c);
+}
+
+// Parses a canonical field element; `where` names the input for the error message.
+template <class F>
+F from_decimal(std::string_view text, std::string_view where) {
+  uint64_t c[F::N], m[F::N];
+  for (int i = 0; i < F::N; ++i) m[i] = F::params::modulus(i);
+  if (!decimal_to_limbs(text, c) || !limbs_less(c, m))
+    fail("{}: '{}' is not a field element (a decimal number below the {}-bit modulus)", where,
+         text.substr(0, 100), F::N * 64);
+  return F::from_canonical(c);
+}
+
+}  // namespace zk

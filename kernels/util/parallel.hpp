@@ -1,0 +1,50 @@
+// parallel.hpp — the CPU backend's one way to spread work over cores.
+//
+// parallel_for(n, fn) calls fn(begin, end) on disjoint contiguous chunks covering [0, n), on up
+// to worker_threads() threads (the caller's thread takes a chunk too), and returns when all are
+// done. An exception thrown by any chunk is rethrown in the caller. worker_threads() defaults to
+// the hardware's core count; set_worker_threads() changes it process-wide (--threads).
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace zk {
+
+inline size_t& worker_threads_setting() {
+  static size_t threads = std::max(1u, std::thread::hardware_concurrency());
+  return threads;
+}
+inline size_t worker_threads() { return worker_threads_setting(); }
+inline void set_worker_threads(size_t threads) { worker_threads_setting() = std::max<size_t>(1, threads); }
+
+template <class Fn>
+void parallel_for(size_t n, Fn&& fn, size_t min_chunk = 1) {
+  size_t chunks = std::min(worker_threads(), (n + min_chunk - 1) / std::max<size_t>(min_chunk, 1));
+  if (chunks <= 1) {
+    if (n) fn(size_t{0}, n);
+    return;
+  }
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto run = [&](size_t c) {
+    try {
+      fn(n * c / chunks, n * (c + 1) / chunks);
+    } catch (...) {
+      std::lock_guard lock(error_mutex);
+      if (!error) error = std::current_exception();
+    }
+  };
+  {
+    std::vector<std::jthread> threads;
+    threads.reserve(chunks - 1);
+    for (size_t c = 1; c < chunks; ++c) threads.emplace_back(run, c);
+    run(0);
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+}  // namespace zk

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs everything zkpipe needs on a fresh Debian machine. Idempotent; safe to run again.
+# Debian packages for the build and tests, snarkjs from npm for the independent verifier.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+packages=(build-essential cmake pkg-config libsimgrid-dev libeigen3-dev libgtest-dev
+          librapidcheck-dev libfccp-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev
+          libfmt-dev libbenchmark-dev nodejs npm)
+missing=()
+for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: apt-get install ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+if [ ! -x "$here/tests/interop/node_modules/.bin/snarkjs" ]; then
+  echo "install-deps: npm install (snarkjs, @noble/curves) in tests/interop"
+  (cd "$here/tests/interop" && npm install --no-audit --no-fund --loglevel=error)
+fi
+echo "install-deps: done"
