@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "engine/circuits/circuit.hpp"
-#include "engine/groth16/cpu_backend.hpp"
+#include "engine/groth16/backend_registry.hpp"
 #include "engine/groth16/keys.hpp"
 #include "engine/groth16/prover.hpp"
 #include "engine/groth16/setup.hpp"
@@ -24,6 +24,7 @@
 #include "kernels/util/parallel.hpp"
 #ifdef ZKPIPE_HAVE_MODEL_COMMANDS
 #include "tools/model_commands.hpp"
+using zkpipe::tools::add_model_commands;
 #endif
 
 namespace fs = std::filesystem;
@@ -105,24 +106,22 @@ void print_phases(const PhaseLog& log) {
 }
 
 void run_prove(const ProveOptions& o) {
-  if (o.backend != "cpu")
-    fail("backend '{}' is not available in this build; use --backend cpu", o.backend);
   auto t0 = Clock::now();
+  auto backend = groth16::make_backend(o.backend);
   auto pk = groth16::read_proving_key(o.key);
   check_fits(3 * pk.domain_size() * sizeof(Fr) + pk.num_vars * sizeof(Fr), "proving");
   auto circuit = circuits::make_circuit(pk.circuit);
   fmt::print("prove: key {} ({}, circuit {} {}, domain 2^{}) loaded in {:.2f} s; backend {}, {} threads\n",
              o.key.string(), format_bytes(pk.bytes()), pk.circuit.name, pk.circuit.target_constraints,
              pk.lg_domain, seconds_since(t0), o.backend, worker_threads());
-  groth16::CpuBackend backend;
-  backend.prepare(pk);
+  backend->prepare(pk);
   PhaseLog log;
   auto start = Clock::now();
   std::vector<Fr> a(pk.domain_size()), b(pk.domain_size()), c(pk.domain_size());
   auto z = groth16::synthesize(*circuit, o.witness_seed, pk, a, b, c, &log);
   auto split = groth16::split_witness(z);
   Rng blinding(std::random_device{}() ^ (uint64_t{std::random_device{}()} << 32));
-  auto proof = groth16::prove(backend, pk, a, b, c, z, blinding.field<Fr>(), blinding.field<Fr>(), &log);
+  auto proof = groth16::prove(*backend, pk, a, b, c, z, blinding.field<Fr>(), blinding.field<Fr>(), &log);
   std::span<const Fr> publics(z.data() + 1, pk.num_public);
   groth16::Verdict verdict = [&] {
     auto scope = timed(&log, "verify", 1);
