@@ -1,0 +1,229 @@
+#include "scheduling_policy.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace zkpipe::policy {
+
+std::string_view staging_name(Staging staging) {
+  return staging == Staging::pinned ? "pinned" : "pageable";
+}
+
+std::optional<Staging> parse_staging(std::string_view name) {
+  if (name == "pinned") return Staging::pinned;
+  if (name == "pageable") return Staging::pageable;
+  return std::nullopt;
+}
+
+std::string_view wait_reason_name(WaitReason reason) {
+  switch (reason) {
+    case WaitReason::budget: return "budget";
+    case WaitReason::pool: return "pool";
+    case WaitReason::in_flight_limit: return "in_flight_limit";
+    case WaitReason::no_work_yet: return "no_work_yet";
+    case WaitReason::job_finished: return "job_finished";
+  }
+  return "unknown";
+}
+
+void validate(const PolicySettings& settings) {
+  auto require = [](bool ok, const char* message) {
+    if (!ok) throw std::invalid_argument(message);
+  };
+  require(settings.partitions >= 1, "partitions must be >= 1");
+  require(settings.partition_host_bytes <= settings.host_budget_bytes,
+          "host budget is smaller than one partition's a/b/c bytes: raise the budget");
+  require(settings.partitions_in_flight_max >= 1, "partitions_in_flight must be >= 1");
+  require(settings.staging == Staging::pageable || settings.pool_slabs >= 1,
+          "pinned staging needs pool_slabs >= 1");
+  require(settings.gpus >= 1, "gpus must be >= 1");
+  require(settings.workers_per_gpu >= 1, "workers_per_gpu must be >= 1");
+}
+
+SchedulingPolicy::SchedulingPolicy(const PolicySettings& settings)
+    : settings_(settings), staging_(settings.staging) {
+  validate(settings_);
+  partitions_.resize(settings_.partitions);
+  for (PartitionId id = 0; id < settings_.partitions; ++id) pending_.push_back(id);
+  for (SlabId slab = settings_.pool_slabs; slab > 0; --slab) free_slabs_.push_back(slab - 1);
+  worker_dead_.assign(settings_.gpus * settings_.workers_per_gpu, false);
+}
+
+SchedulingPolicy::Partition& SchedulingPolicy::partition_at(PartitionId partition,
+                                                            std::string_view event) {
+  if (partition >= partitions_.size())
+    throw std::logic_error("policy: " + std::string(event) + " for unknown partition " +
+                           std::to_string(partition));
+  return partitions_[partition];
+}
+
+std::uint32_t SchedulingPolicy::workers_alive() const {
+  return static_cast<std::uint32_t>(std::count(worker_dead_.begin(), worker_dead_.end(), false));
+}
+
+std::uint32_t SchedulingPolicy::in_flight() const { return admitted_not_copied_; }
+
+SynthesisDecision SchedulingPolicy::request_synthesis() {
+  if (finished()) return WaitReason::job_finished;
+  if (pending_.empty()) return WaitReason::no_work_yet;
+  if (in_flight() >= settings_.partitions_in_flight_max) return WaitReason::in_flight_limit;
+  if (counters_.reserved_bytes + settings_.partition_host_bytes > settings_.host_budget_bytes)
+    return WaitReason::budget;
+  if (staging_ == Staging::pinned && free_slabs_.empty()) return WaitReason::pool;
+
+  const PartitionId id = pending_.front();
+  pending_.pop_front();
+  Partition& partition = partitions_[id];
+  partition.state = State::synthesizing;
+  partition.holds_reservation = true;
+  counters_.reserved_bytes += settings_.partition_host_bytes;
+  counters_.reserved_bytes_max = std::max(counters_.reserved_bytes_max, counters_.reserved_bytes);
+  partition.backing = Backing{staging_, std::nullopt};
+  if (staging_ == Staging::pinned) {
+    partition.backing.slab = free_slabs_.back();
+    free_slabs_.pop_back();
+    ++counters_.slabs_leased;
+    counters_.slabs_leased_max = std::max(counters_.slabs_leased_max, counters_.slabs_leased);
+  }
+  ++admitted_not_copied_;
+  return SynthesisGrant{id, partition.attempt, partition.backing};
+}
+
+void SchedulingPolicy::synthesis_finished(PartitionId id) {
+  Partition& partition = partition_at(id, "synthesis_finished");
+  if (partition.state != State::synthesizing)
+    throw std::logic_error("policy: synthesis_finished for a partition not synthesizing");
+  if (workers_alive() == 0) {
+    release_holdings(partition);
+    partition.state = State::failed;
+    ++counters_.failed;
+    return;
+  }
+  partition.state = State::ready;
+  ready_.push_back(id);
+}
+
+std::optional<GpuAssignment> SchedulingPolicy::request_gpu_work(WorkerId worker) {
+  if (worker >= worker_dead_.size() || worker_dead_[worker] || ready_.empty()) return std::nullopt;
+  const PartitionId id = ready_.front();
+  ready_.pop_front();
+  Partition& partition = partitions_[id];
+  partition.state = State::copying;
+  partition.worker = worker;
+  return GpuAssignment{id, partition.attempt, partition.backing};
+}
+
+void SchedulingPolicy::release_holdings(Partition& partition) {
+  if (partition.holds_reservation) {
+    counters_.reserved_bytes -= settings_.partition_host_bytes;
+    partition.holds_reservation = false;
+    --admitted_not_copied_;
+  }
+  if (partition.backing.slab) {
+    --counters_.slabs_leased;
+    if (staging_ == Staging::pinned) free_slabs_.push_back(*partition.backing.slab);
+    partition.backing.slab.reset();
+  }
+}
+
+void SchedulingPolicy::copy_finished(PartitionId id) {
+  Partition& partition = partition_at(id, "copy_finished");
+  if (partition.state != State::copying)
+    throw std::logic_error("policy: copy_finished for a partition not copying");
+  release_holdings(partition);
+  partition.state = State::computing;
+}
+
+void SchedulingPolicy::attempt_succeeded(PartitionId id) {
+  Partition& partition = partition_at(id, "attempt_succeeded");
+  if (partition.state != State::computing)
+    throw std::logic_error("policy: attempt_succeeded for a partition whose copy has not finished");
+  partition.state = State::proved;
+  partition.worker.reset();
+  ++counters_.proved;
+}
+
+void SchedulingPolicy::requeue_or_fail(PartitionId id, bool counts_as_failure) {
+  Partition& partition = partitions_[id];
+  release_holdings(partition);
+  partition.worker.reset();
+  if (counts_as_failure) {
+    ++counters_.failed_attempts;
+    ++partition.attempt;
+  }
+  if (partition.attempt > settings_.retry_limit || workers_alive() == 0) {
+    partition.state = State::failed;
+    ++counters_.failed;
+    return;
+  }
+  partition.state = State::pending;
+  pending_.push_front(id);
+}
+
+void SchedulingPolicy::attempt_failed(PartitionId id) {
+  Partition& partition = partition_at(id, "attempt_failed");
+  if (partition.state != State::copying && partition.state != State::computing &&
+      partition.state != State::synthesizing)
+    throw std::logic_error("policy: attempt_failed for a partition with no attempt running");
+  requeue_or_fail(id, true);
+}
+
+void SchedulingPolicy::worker_died(WorkerId worker) {
+  if (worker >= worker_dead_.size() || worker_dead_[worker]) return;
+  worker_dead_[worker] = true;
+  ++counters_.workers_dead;
+  for (PartitionId id = 0; id < partitions_.size(); ++id) {
+    const Partition& partition = partitions_[id];
+    const bool on_that_worker = partition.worker == worker &&
+                                (partition.state == State::copying ||
+                                 partition.state == State::computing);
+    if (on_that_worker) requeue_or_fail(id, false);
+  }
+  fail_remaining_when_no_worker_is_alive();
+}
+
+void SchedulingPolicy::fail_remaining_when_no_worker_is_alive() {
+  if (workers_alive() > 0) return;
+  for (PartitionId id : pending_) {
+    partitions_[id].state = State::failed;
+    ++counters_.failed;
+  }
+  pending_.clear();
+  for (PartitionId id : ready_) {
+    release_holdings(partitions_[id]);
+    partitions_[id].state = State::failed;
+    ++counters_.failed;
+  }
+  ready_.clear();
+}
+
+void SchedulingPolicy::pinned_allocation_failed() {
+  staging_ = Staging::pageable;
+  free_slabs_.clear();
+}
+
+bool SchedulingPolicy::finished() const {
+  return counters_.proved + counters_.failed == settings_.partitions;
+}
+
+bool SchedulingPolicy::worker_alive(WorkerId worker) const {
+  return worker < worker_dead_.size() && !worker_dead_[worker];
+}
+
+PartitionOutcome SchedulingPolicy::outcome(PartitionId id) const {
+  if (id >= partitions_.size()) throw std::logic_error("policy: outcome of unknown partition");
+  switch (partitions_[id].state) {
+    case State::proved: return PartitionOutcome::proved;
+    case State::failed: return PartitionOutcome::failed;
+    default: return PartitionOutcome::pending;
+  }
+}
+
+std::vector<std::pair<PartitionId, SlabId>> SchedulingPolicy::slab_leases() const {
+  std::vector<std::pair<PartitionId, SlabId>> leases;
+  for (PartitionId id = 0; id < partitions_.size(); ++id)
+    if (partitions_[id].backing.slab) leases.emplace_back(id, *partitions_[id].backing.slab);
+  return leases;
+}
+
+}  // namespace zkpipe::policy

@@ -1,0 +1,147 @@
+// Contract: SchedulingPolicy is zkpipe's one scheduling policy, shared by the real engine, the
+// SimGrid model and the property tests. It is a state machine with no clock, no threads and no
+// I/O: callers report events (a synthesis finished, a copy finished, an attempt failed, a worker
+// died) and ask for decisions (may a synthesis thread start a partition, and into which backing;
+// which partition an idle GPU worker takes). Not thread-safe: the engine calls it under one mutex,
+// the model from SimGrid actors (one OS thread), tests directly.
+//
+// Promises, checked by tests/policy:
+// - admission is atomic: a partition is admitted only when its host bytes fit the budget, the
+//   in-flight limit allows it and (pinned staging) a slab is free; nothing is held while waiting;
+// - pinned leases never exceed pool_slabs and no slab is held by two partitions;
+// - reserved host bytes never exceed host_budget_bytes;
+// - every partition ends exactly once: proved, or reported failed after retry_limit failed
+//   attempts, or failed because every GPU worker is dead;
+// - a worker that died is never handed work again; its attempt is requeued without counting
+//   against the partition's retry limit;
+// - a failed pinned pool allocation switches staging to pageable for the rest of the job.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace zkpipe::policy {
+
+enum class Staging { pinned, pageable };
+std::string_view staging_name(Staging staging);
+std::optional<Staging> parse_staging(std::string_view name);
+
+struct PolicySettings {
+  std::uint32_t partitions = 1;
+  std::uint64_t partition_host_bytes = 0;  // a/b/c bytes one partition keeps in host memory
+  std::uint64_t host_budget_bytes = 0;
+  std::uint32_t partitions_in_flight_max = 1;  // admitted and not yet copied to the GPU
+  Staging staging = Staging::pinned;
+  std::uint32_t pool_slabs = 1;  // pinned slabs, each holds one partition's a/b/c
+  std::uint32_t gpus = 1;
+  std::uint32_t workers_per_gpu = 1;
+  std::uint32_t retry_limit = 2;  // failed attempts allowed before a partition is reported failed
+};
+
+// Throws std::invalid_argument naming the setting when the settings could never make progress
+// (e.g. a budget smaller than one partition, zero slabs with pinned staging).
+void validate(const PolicySettings& settings);
+
+using PartitionId = std::uint32_t;
+using SlabId = std::uint32_t;
+using WorkerId = std::uint32_t;  // gpu * workers_per_gpu + worker index on that gpu
+
+// Where one admitted partition's a/b/c live until the GPU has copied them.
+struct Backing {
+  Staging staging = Staging::pageable;
+  std::optional<SlabId> slab;  // set for pinned staging
+};
+
+struct SynthesisGrant {
+  PartitionId partition = 0;
+  std::uint32_t attempt = 0;  // 0 for the first attempt
+  Backing backing;
+};
+
+enum class WaitReason { budget, pool, in_flight_limit, no_work_yet, job_finished };
+std::string_view wait_reason_name(WaitReason reason);
+
+using SynthesisDecision = std::variant<SynthesisGrant, WaitReason>;
+
+struct GpuAssignment {
+  PartitionId partition = 0;
+  std::uint32_t attempt = 0;
+  Backing backing;
+};
+
+enum class PartitionOutcome { pending, proved, failed };
+
+struct PolicyCounters {
+  std::uint32_t proved = 0;
+  std::uint32_t failed = 0;
+  std::uint32_t failed_attempts = 0;
+  std::uint32_t workers_dead = 0;
+  std::uint32_t slabs_leased = 0;
+  std::uint32_t slabs_leased_max = 0;
+  std::uint64_t reserved_bytes = 0;
+  std::uint64_t reserved_bytes_max = 0;
+};
+
+class SchedulingPolicy {
+ public:
+  explicit SchedulingPolicy(const PolicySettings& settings);
+
+  // A synthesis thread asks for a partition to synthesize. On a grant the budget reservation and
+  // the backing are held until copy_finished or attempt_failed for that partition.
+  SynthesisDecision request_synthesis();
+  void synthesis_finished(PartitionId partition);
+
+  // An idle worker asks for a synthesized partition; nullopt: wait for the next event.
+  std::optional<GpuAssignment> request_gpu_work(WorkerId worker);
+  // The a/b/c are on the device: the slab and the budget reservation are returned.
+  void copy_finished(PartitionId partition);
+  void attempt_succeeded(PartitionId partition);
+  // A failed attempt (GPU error, failed copy, failed verification): retried while attempts
+  // remain, else reported failed. Whatever the partition still held is returned.
+  void attempt_failed(PartitionId partition);
+  void worker_died(WorkerId worker);
+  void pinned_allocation_failed();
+
+  bool finished() const;
+  bool worker_alive(WorkerId worker) const;
+  Staging staging() const { return staging_; }
+  PartitionOutcome outcome(PartitionId partition) const;
+  const PolicyCounters& counters() const { return counters_; }
+  const PolicySettings& settings() const { return settings_; }
+  // Slab leased by each partition that holds one, for invariant checks: (partition, slab).
+  std::vector<std::pair<PartitionId, SlabId>> slab_leases() const;
+
+ private:
+  enum class State { pending, synthesizing, ready, copying, computing, proved, failed };
+  struct Partition {
+    State state = State::pending;
+    std::uint32_t attempt = 0;
+    bool holds_reservation = false;
+    Backing backing;
+    std::optional<WorkerId> worker;
+  };
+
+  Partition& partition_at(PartitionId partition, std::string_view event);
+  void release_holdings(Partition& partition);
+  void requeue_or_fail(PartitionId id, bool counts_as_failure);
+  void fail_remaining_when_no_worker_is_alive();
+  std::uint32_t workers_alive() const;
+  std::uint32_t in_flight() const;
+
+  PolicySettings settings_;
+  Staging staging_;
+  std::vector<Partition> partitions_;
+  std::deque<PartitionId> pending_;  // front first; retries go to the front
+  std::deque<PartitionId> ready_;
+  std::vector<SlabId> free_slabs_;   // used as a stack: the most recently returned slab first
+  std::vector<bool> worker_dead_;
+  std::uint32_t admitted_not_copied_ = 0;
+  PolicyCounters counters_;
+};
+
+}  // namespace zkpipe::policy

@@ -1,0 +1,51 @@
+#include "sidecar.hpp"
+
+#include <fstream>
+
+#include "trace_csv.hpp"
+
+namespace zkpipe::trace {
+
+nlohmann::json to_json(const Sidecar& sidecar) {
+  return {{"schema", "zkpipe-trace-sidecar/1"},
+          {"source", source_name(sidecar.source)},
+          {"scenario", sidecar.scenario},
+          {"settings", sidecar.settings},
+          {"machine", sidecar.machine},
+          {"versions", sidecar.versions}};
+}
+
+Sidecar sidecar_from_json(const nlohmann::json& json) {
+  Sidecar sidecar;
+  const auto source = parse_source(json.at("source").get<std::string>());
+  if (!source) throw TraceError("sidecar: source must be measured or simulated");
+  sidecar.source = *source;
+  sidecar.scenario = json.value("scenario", nlohmann::json::object());
+  sidecar.settings = json.value("settings", nlohmann::json::object());
+  sidecar.machine = json.value("machine", nlohmann::json::object());
+  sidecar.versions = json.value("versions", std::map<std::string, std::string>{});
+  return sidecar;
+}
+
+std::filesystem::path sidecar_path_for(const std::filesystem::path& trace_csv) {
+  std::filesystem::path path = trace_csv;
+  return path.replace_extension(".json");
+}
+
+void write_sidecar(const std::filesystem::path& path, const Sidecar& sidecar) {
+  std::ofstream out(path);
+  if (!out) throw TraceError("cannot write sidecar " + path.string() + ": check the folder exists");
+  out << to_json(sidecar).dump(2) << '\n';
+}
+
+Sidecar read_sidecar(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw TraceError("cannot open sidecar " + path.string());
+  try {
+    return sidecar_from_json(nlohmann::json::parse(in));
+  } catch (const nlohmann::json::exception& error) {
+    throw TraceError("sidecar " + path.string() + ": " + error.what());
+  }
+}
+
+}  // namespace zkpipe::trace

@@ -1,0 +1,123 @@
+#include "summary.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace zkpipe::trace {
+
+namespace {
+
+double union_length_s(std::vector<std::pair<double, double>> intervals) {
+  std::ranges::sort(intervals);
+  double total_s = 0;
+  double covered_until = -std::numeric_limits<double>::infinity();
+  for (const auto& [start, end] : intervals) {
+    const double from = std::max(start, covered_until);
+    if (end > from) total_s += end - from;
+    covered_until = std::max(covered_until, end);
+  }
+  return total_s;
+}
+
+double median(std::vector<double> values) {
+  const std::size_t middle = values.size() / 2;
+  std::ranges::nth_element(values, values.begin() + middle);
+  if (values.size() % 2 == 1) return values[middle];
+  const double upper = values[middle];
+  const double lower = *std::max_element(values.begin(), values.begin() + middle);
+  return (lower + upper) / 2;
+}
+
+}  // namespace
+
+TraceSummary summarize(std::span<const Span> spans) {
+  TraceSummary summary;
+  if (spans.empty()) return summary;
+  double first_s = std::numeric_limits<double>::infinity();
+  double last_s = -first_s;
+  std::map<std::string, std::vector<std::pair<double, double>>> compute_by_gpu;
+  std::map<Phase, std::vector<double>> durations;
+  std::set<std::pair<std::string, std::uint32_t>> completed;
+  double h2d_time_s = 0;
+  for (const Span& span : spans) {
+    first_s = std::min(first_s, span.start_s);
+    last_s = std::max(last_s, span.end_s);
+    durations[span.phase].push_back(span.duration_s());
+    if (is_gpu_compute(span.phase)) {
+      const std::string gpu = gpu_of_resource(span.resource);
+      if (!gpu.empty()) compute_by_gpu[gpu].emplace_back(span.start_s, span.end_s);
+    }
+    switch (span.phase) {
+      case Phase::h2d:
+        summary.h2d_bytes += span.bytes;
+        h2d_time_s += span.duration_s();
+        break;
+      case Phase::wait_pool: summary.wait_pool_s += span.duration_s(); break;
+      case Phase::wait_budget: summary.wait_budget_s += span.duration_s(); break;
+      case Phase::assemble:
+      case Phase::verify: completed.emplace(span.run, span.partition); break;
+      default: break;
+    }
+  }
+  summary.makespan_s = last_s - first_s;
+  summary.partitions_completed = completed.size();
+  if (summary.makespan_s > 0) {
+    summary.partitions_per_s = double(completed.size()) / summary.makespan_s;
+  }
+  for (auto& [gpu, intervals] : compute_by_gpu) {
+    double window_begin_s = intervals.front().first, window_end_s = intervals.front().second;
+    for (const auto& [start, end] : intervals) {
+      window_begin_s = std::min(window_begin_s, start);
+      window_end_s = std::max(window_end_s, end);
+    }
+    if (window_end_s > window_begin_s)
+      summary.gpu_utilization_by_gpu[gpu] = union_length_s(std::move(intervals)) / (window_end_s - window_begin_s);
+  }
+  for (const auto& [gpu, utilization] : summary.gpu_utilization_by_gpu)
+    summary.gpu_utilization += utilization / double(summary.gpu_utilization_by_gpu.size());
+  if (h2d_time_s > 0) summary.h2d_gbps = double(summary.h2d_bytes) / h2d_time_s / 1e9;
+  for (Phase phase : all_phases) {
+    const auto found = durations.find(phase);
+    if (found == durations.end()) continue;
+    double total_s = 0;
+    for (double d : found->second) total_s += d;
+    summary.phases.push_back({phase, found->second.size(), median(found->second), total_s});
+  }
+  return summary;
+}
+
+std::vector<std::pair<std::string, double>> summary_metrics(const TraceSummary& summary) {
+  std::vector<std::pair<std::string, double>> metrics = {
+      {"makespan_s", summary.makespan_s},
+      {"partitions_per_s", summary.partitions_per_s},
+      {"gpu_utilization", summary.gpu_utilization},
+      {"h2d_gbps", summary.h2d_gbps},
+      {"wait_pool_s", summary.wait_pool_s},
+      {"wait_budget_s", summary.wait_budget_s}};
+  for (const PhaseStatistics& phase : summary.phases)
+    metrics.emplace_back(fmt::format("median_{}_s", phase_name(phase.phase)), phase.median_s);
+  return metrics;
+}
+
+std::string format_summary(const TraceSummary& summary) {
+  std::string text = fmt::format(
+      "partitions completed {}  in {:.3f} s  ({:.3f} partitions/s)\n"
+      "GPU utilization      {:.1f} %\n"
+      "a/b/c H2D            {:.2f} GB/s ({:.2f} GB copied)\n"
+      "waits                pool {:.3f} s, budget {:.3f} s\n",
+      summary.partitions_completed, summary.makespan_s, summary.partitions_per_s,
+      100 * summary.gpu_utilization, summary.h2d_gbps, double(summary.h2d_bytes) / 1e9,
+      summary.wait_pool_s, summary.wait_budget_s);
+  for (const auto& [gpu, utilization] : summary.gpu_utilization_by_gpu)
+    text += fmt::format("  {:<18} {:.1f} %\n", gpu, 100 * utilization);
+  text += "phase          spans   median_s    total_s\n";
+  for (const PhaseStatistics& phase : summary.phases)
+    text += fmt::format("{:<12} {:>7} {:>10.4f} {:>10.3f}\n", phase_name(phase.phase), phase.spans,
+                        phase.median_s, phase.total_s);
+  return text;
+}
+
+}  // namespace zkpipe::trace

@@ -1,0 +1,56 @@
+// Contract: the shared trace schema. One Span per busy or waiting interval of one partition's
+// phase on one resource; the engine writes measured spans, the model simulated ones, and
+// calibration, comparison and the report read both through this one type. Phases are only ever
+// added, never renamed (their names are the CSV vocabulary). Plain data; no global state.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace zkpipe::trace {
+
+enum class Phase {
+  synth, wait_budget, wait_pool, h2d, ntt, msm_h, msm_l, msm_a, msm_b1, msm_b2,
+  batch_add, tail_msm, d2h, assemble, verify
+};
+inline constexpr Phase all_phases[] = {
+    Phase::synth, Phase::wait_budget, Phase::wait_pool, Phase::h2d, Phase::ntt,
+    Phase::msm_h, Phase::msm_l, Phase::msm_a, Phase::msm_b1, Phase::msm_b2,
+    Phase::batch_add, Phase::tail_msm, Phase::d2h, Phase::assemble, Phase::verify};
+// The phases that keep a GPU's compute units busy (they count toward GPU utilization).
+inline constexpr Phase gpu_compute_phases[] = {
+    Phase::ntt, Phase::msm_h, Phase::msm_l, Phase::msm_a, Phase::msm_b1, Phase::msm_b2,
+    Phase::batch_add, Phase::tail_msm};
+
+std::string_view phase_name(Phase phase);
+std::optional<Phase> parse_phase(std::string_view name);
+bool is_gpu_compute(Phase phase);
+
+enum class Source { measured, simulated };
+std::string_view source_name(Source source);
+std::optional<Source> parse_source(std::string_view name);
+
+struct Span {
+  std::string run;        // names one run; a file may hold several
+  Source source = Source::simulated;
+  std::uint32_t partition = 0;
+  Phase phase = Phase::synth;
+  std::string resource;   // what was busy: "cpu:3", "gpu0:w1", "pcie0:h2d"
+  double start_s = 0;
+  double end_s = 0;
+  std::uint64_t bytes = 0;  // bytes moved (h2d, d2h) or held (a/b/c of synth)
+  std::uint64_t items = 0;  // constraints, scalars or points the phase worked on
+
+  double duration_s() const { return end_s - start_s; }
+};
+
+using Trace = std::vector<Span>;
+
+// "gpu0:w1" -> "gpu0"; "" when the resource does not start with "gpu".
+std::string gpu_of_resource(std::string_view resource);
+
+}  // namespace zkpipe::trace

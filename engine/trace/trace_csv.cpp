@@ -1,0 +1,100 @@
+#include "trace_csv.hpp"
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <libfccp/csv.h>
+
+namespace zkpipe::trace {
+
+void write_csv(std::ostream& out, std::span<const Span> spans) {
+  out << csv_header << '\n';
+  for (const Span& span : spans)
+    out << fmt::format("{},{},{},{},{},{:.9f},{:.9f},{},{}\n", span.run, source_name(span.source),
+                       span.partition, phase_name(span.phase), span.resource, span.start_s,
+                       span.end_s, span.bytes, span.items);
+}
+
+std::string to_csv(std::span<const Span> spans) {
+  std::ostringstream out;
+  write_csv(out, spans);
+  return out.str();
+}
+
+void write_csv_file(const std::filesystem::path& path, std::span<const Span> spans) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw TraceError(fmt::format("cannot write trace {}: check the folder exists", path.string()));
+  write_csv(out, spans);
+  if (!out) throw TraceError(fmt::format("writing trace {} failed", path.string()));
+}
+
+namespace {
+
+using Reader = io::CSVReader<9, io::trim_chars<' ', '\t'>, io::no_quote_escape<','>,
+                             io::throw_on_overflow, io::single_line_comment<'#'>>;
+
+template <typename Number>
+Number parse_number(std::string_view origin, unsigned line, std::string_view column,
+                    const std::string& text) {
+  Number value{};
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size())
+    throw TraceError(fmt::format("{}:{}: column {}: '{}' is not a number", origin, line, column, text));
+  return value;
+}
+
+Trace read_rows(std::string_view origin, Reader& reader) {
+  Trace spans;
+  try {
+    reader.read_header(io::ignore_no_column, "run", "source", "partition", "phase", "resource",
+                       "start_s", "end_s", "bytes", "items");
+    std::string run, source, partition, phase, resource, start_s, end_s, bytes, items;
+    while (reader.read_row(run, source, partition, phase, resource, start_s, end_s, bytes, items)) {
+      const unsigned line = reader.get_file_line();
+      Span span;
+      span.run = run;
+      const auto parsed_source = parse_source(source);
+      if (!parsed_source)
+        throw TraceError(fmt::format("{}:{}: column source: '{}' is neither measured nor simulated",
+                                     origin, line, source));
+      span.source = *parsed_source;
+      span.partition = parse_number<std::uint32_t>(origin, line, "partition", partition);
+      const auto parsed_phase = parse_phase(phase);
+      if (!parsed_phase)
+        throw TraceError(fmt::format("{}:{}: column phase: unknown phase '{}'", origin, line, phase));
+      span.phase = *parsed_phase;
+      span.resource = resource;
+      span.start_s = parse_number<double>(origin, line, "start_s", start_s);
+      span.end_s = parse_number<double>(origin, line, "end_s", end_s);
+      if (span.end_s < span.start_s)
+        throw TraceError(fmt::format("{}:{}: column end_s: span ends before it starts", origin, line));
+      span.bytes = parse_number<std::uint64_t>(origin, line, "bytes", bytes);
+      span.items = parse_number<std::uint64_t>(origin, line, "items", items);
+      spans.push_back(std::move(span));
+    }
+  } catch (const io::error::base& error) {
+    throw TraceError(fmt::format("{}: not a zkpipe trace ({}); expected the header {}", origin,
+                                 error.what(), csv_header));
+  }
+  return spans;
+}
+
+}  // namespace
+
+Trace read_csv_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw TraceError(fmt::format("cannot open trace {}: check the path", path.string()));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return read_csv_text(path.string(), text.str());
+}
+
+Trace read_csv_text(std::string_view origin, std::string_view text) {
+  const std::string name(origin);
+  Reader reader(name, text.data(), text.data() + text.size());
+  return read_rows(origin, reader);
+}
+
+}  // namespace zkpipe::trace

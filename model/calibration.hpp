@@ -1,0 +1,67 @@
+// Contract: fits the model's parameters by linear least squares (Eigen) and prints each fit's
+// residuals, from two kinds of evidence:
+//  - an H2D bandwidth benchmark CSV (mode,thrash_threads,h2d_GBps,thrash_GBps; like
+//    scenarios/calibration/h200-h2d.csv): per path, seconds per GB against memory-loading threads;
+//  - traces in the shared schema (measured or simulated), each with its JSON sidecar stating the
+//    staging and the PCIe link rate: per GPU phase, seconds against items; synthesis seconds per
+//    million constraints against concurrent synthesis threads; H2D seconds per GB per path
+//    against concurrent synthesis threads.
+// A polynomial fit uses as many terms as the data has distinct x values allow (up to its
+// degree), so one thread count or one size still gives a usable, if flatter, fit.
+// The result is written as a calibration TOML that a scenario includes.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scenario.hpp"
+
+namespace zkpipe::model {
+
+struct FitReport {
+  std::string name;        // "h2d.pinned", "gpu_phase_cost.ntt" ...
+  std::string x_name, y_name;
+  std::vector<double> coefficients;  // constant first
+  std::vector<double> x, y, residuals;
+  double rms_residual = 0;
+};
+
+struct CalibrationFit {
+  std::optional<H2dPathCost> h2d_pinned, h2d_pageable;
+  std::optional<double> synth_core_s_per_mconstraint;
+  std::optional<double> synth_slowdown_per_extra_thread;
+  std::optional<double> synth_memory_load_threads;
+  std::optional<double> assemble_s;
+  std::map<trace::Phase, PhaseCost> gpu_phase_cost;
+  std::vector<FitReport> reports;
+};
+
+struct H2dBenchmarkRow {
+  std::string mode;  // pinned, registered (pinned path), pageable
+  double thrash_threads = 0;
+  double h2d_gbps = 0;
+};
+
+std::vector<H2dBenchmarkRow> read_h2d_benchmark(const std::filesystem::path& csv);
+// Fits both paths; link_gbps is the PCIe rate the fit subtracts (the idle pinned rate by default).
+CalibrationFit fit_h2d_benchmark(const std::vector<H2dBenchmarkRow>& rows, std::optional<double> link_gbps);
+double idle_pinned_gbps(const std::vector<H2dBenchmarkRow>& rows);
+
+// Fits from traces; each trace file needs its sidecar (trace.json) with settings.staging and
+// machine.pcie_h2d_gbps.
+CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces);
+
+// Merges `from` into `into` (values in `from` win) and appends its reports.
+void merge_fit(CalibrationFit& into, CalibrationFit from);
+
+std::string calibration_toml(const CalibrationFit& fit, const std::string& provenance);
+std::string format_fit_reports(const std::vector<FitReport>& reports);
+
+// Markdown table of predicted H2D GB/s per path for 0..max_threads memory-loading threads.
+std::string h2d_prediction_table(const CalibrationFit& fit, double link_gbps, int max_threads,
+                                 const std::vector<H2dBenchmarkRow>& measured);
+
+}  // namespace zkpipe::model

@@ -1,0 +1,413 @@
+#include "scenario.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace zkpipe::model {
+
+double H2dPathCost::rate_gbps(double link_gbps, double loading_threads) const {
+  const double t = loading_threads;
+  return 1.0 / (1.0 / link_gbps + overhead_s_per_gb + per_thread_s_per_gb * t +
+                per_thread_squared_s_per_gb * t * t);
+}
+
+policy::PolicySettings Scenario::policy_settings() const {
+  policy::PolicySettings settings;
+  settings.partitions = workload.partitions;
+  settings.partition_host_bytes = workload.partition_host_bytes();
+  settings.host_budget_bytes = policy.host_budget_bytes;
+  settings.partitions_in_flight_max = policy.partitions_in_flight;
+  settings.staging = faults.pinned_allocation_fails ? policy::Staging::pageable : policy.staging;
+  settings.pool_slabs = policy.pool_slabs;
+  settings.gpus = hardware.gpus;
+  settings.workers_per_gpu = policy.workers_per_gpu;
+  settings.retry_limit = policy.retry_limit;
+  return settings;
+}
+
+namespace {
+
+constexpr double gib = double(1ull << 30);
+
+std::string where(const toml::node& node, const std::string& origin) {
+  const auto& source = node.source();
+  const std::string file = source.path ? *source.path : origin;
+  return source.begin.line ? fmt::format("{}:{}", file, source.begin.line) : file;
+}
+
+// Reads one TOML table strictly: every key must be asked for, every value in range.
+class TableReader {
+ public:
+  TableReader(const toml::table& table, std::string prefix, std::string origin)
+      : table_(table), prefix_(std::move(prefix)), origin_(std::move(origin)) {}
+
+  [[noreturn]] void fail(const toml::node& node, std::string_view key, const std::string& what) const {
+    throw ScenarioError(fmt::format("{}: {}{}: {}", where(node, origin_), prefix_, key, what));
+  }
+
+  const toml::node* find(std::string_view key) {
+    known_.insert(std::string(key));
+    return table_.get(key);
+  }
+
+  double number(std::string_view key, double fallback, double min, double max) {
+    const toml::node* node = find(key);
+    if (!node) return fallback;
+    const auto value = node->value<double>();
+    if (!value || !(node->is_integer() || node->is_floating_point()))
+      fail(*node, key, "expected a number");
+    if (!(*value >= min && *value <= max))
+      fail(*node, key, fmt::format("{} is out of range [{}, {}]; fix the value", *value, min, max));
+    return *value;
+  }
+
+  double required_number(std::string_view key, double min, double max) {
+    if (!table_.get(key))
+      throw ScenarioError(fmt::format(
+          "{}: missing {}{}: set it, or include a calibration file that sets it (calibration = \"...\")",
+          where(table_, origin_), prefix_, key));
+    return number(key, 0, min, max);
+  }
+
+  std::uint64_t integer(std::string_view key, std::uint64_t fallback, std::uint64_t min,
+                        std::uint64_t max) {
+    const toml::node* node = find(key);
+    if (!node) return fallback;
+    if (!node->is_integer()) fail(*node, key, "expected an integer");
+    const std::int64_t value = *node->value<std::int64_t>();
+    if (value < std::int64_t(min) || std::uint64_t(value) > max)
+      fail(*node, key, fmt::format("{} is out of range [{}, {}]; fix the value", value, min, max));
+    return std::uint64_t(value);
+  }
+
+  std::string choice(std::string_view key, std::string fallback,
+                     std::initializer_list<std::string_view> allowed) {
+    const toml::node* node = find(key);
+    if (!node) return fallback;
+    const auto value = node->value<std::string>();
+    std::string listed;
+    for (std::string_view option : allowed) listed += fmt::format("{}\"{}\"", listed.empty() ? "" : ", ", option);
+    if (!value || std::find(allowed.begin(), allowed.end(), *value) == allowed.end())
+      fail(*node, key, fmt::format("expected one of {}", listed));
+    return *value;
+  }
+
+  bool boolean(std::string_view key, bool fallback) {
+    const toml::node* node = find(key);
+    if (!node) return fallback;
+    if (!node->is_boolean()) fail(*node, key, "expected true or false");
+    return *node->value<bool>();
+  }
+
+  std::string text(std::string_view key, std::string fallback) {
+    const toml::node* node = find(key);
+    if (!node) return fallback;
+    if (!node->is_string()) fail(*node, key, "expected a string");
+    return *node->value<std::string>();
+  }
+
+  const toml::array* array(std::string_view key) {
+    const toml::node* node = find(key);
+    if (node && !node->is_array()) fail(*node, key, "expected an array");
+    return node ? node->as_array() : nullptr;
+  }
+
+  // The sub-table `key` (an empty table when absent).
+  TableReader table(std::string_view key) {
+    const toml::node* node = find(key);
+    if (node && !node->is_table()) fail(*node, key, "expected a table [" + prefix_ + std::string(key) + "]");
+    return TableReader(node ? *node->as_table() : empty_, prefix_ + std::string(key) + ".", origin_);
+  }
+
+  const toml::table& raw() const { return table_; }
+  const std::string& origin() const { return origin_; }
+  const std::string& prefix() const { return prefix_; }
+
+  void mark_known(std::string_view key) { known_.insert(std::string(key)); }
+
+  void reject_unknown_keys() const {
+    for (const auto& [key, node] : table_)
+      if (!known_.contains(std::string(key.str())))
+        fail(node, key.str(), "unknown key; see scenarios/README.md for the keys a scenario takes");
+  }
+
+ private:
+  static inline const toml::table empty_{};
+  const toml::table& table_;
+  std::string prefix_;
+  std::string origin_;
+  std::set<std::string> known_;
+};
+
+constexpr int max_loading_threads = 256;
+
+H2dPathCost read_h2d_path(TableReader table, double link_gbps) {
+  H2dPathCost cost;
+  // Fitted terms may be slightly negative; what must hold is a positive time per GB.
+  cost.overhead_s_per_gb = table.required_number("overhead_s_per_gb", -100, 100);
+  cost.per_thread_s_per_gb = table.required_number("per_thread_s_per_gb", -100, 100);
+  cost.per_thread_squared_s_per_gb = table.required_number("per_thread_squared_s_per_gb", -100, 100);
+  for (int threads = 0; threads <= max_loading_threads; ++threads)
+    if (!(cost.rate_gbps(link_gbps, threads) > 0))
+      throw ScenarioError(fmt::format("{}: [{}]: the H2D cost gives no positive rate at {} loading threads; refit it",
+                                      where(table.raw(), table.origin()), table.prefix(), threads));
+  table.reject_unknown_keys();
+  return cost;
+}
+
+Calibration read_calibration(TableReader& root, double link_gbps) {
+  Calibration calibration;
+  TableReader h2d = root.table("h2d");
+  calibration.h2d_pinned = read_h2d_path(h2d.table("pinned"), link_gbps);
+  calibration.h2d_pageable = read_h2d_path(h2d.table("pageable"), link_gbps);
+  h2d.reject_unknown_keys();
+
+  TableReader synthesis = root.table("synthesis");
+  calibration.synth_core_s_per_mconstraint = synthesis.required_number("core_s_per_mconstraint", 1e-9, 1e6);
+  calibration.synth_slowdown_per_extra_thread = synthesis.number("slowdown_per_extra_thread", 0, 0, 10);
+  calibration.synth_memory_load_threads = synthesis.number("memory_load_threads", 1, 0, 64);
+  synthesis.reject_unknown_keys();
+
+  TableReader cpu = root.table("cpu");
+  calibration.assemble_s = cpu.number("assemble_s", 0, 0, 1e4);
+  cpu.reject_unknown_keys();
+
+  TableReader phases = root.table("gpu_phase_cost");
+  for (const auto& [key, node] : phases.raw()) {
+    const auto phase = trace::parse_phase(key.str());
+    if (!phase || !trace::is_gpu_compute(*phase))
+      phases.fail(node, key.str(), "not a GPU compute phase (ntt, msm_h, msm_l, msm_a, msm_b1, msm_b2, batch_add, tail_msm)");
+    TableReader cost = phases.table(key.str());
+    calibration.gpu_phase_cost[*phase] = {cost.number("fixed_s", 0, -1e4, 1e4), cost.number("per_mitem_s", 0, 0, 1e4)};
+    cost.reject_unknown_keys();
+  }
+  if (calibration.gpu_phase_cost.empty())
+    throw ScenarioError(fmt::format("{}: no [gpu_phase_cost.<phase>] table: give at least one GPU phase's cost, or include a calibration file",
+                                    where(root.raw(), root.origin())));
+  return calibration;
+}
+
+double pcie_generation_gbps(std::uint64_t generation) {
+  // x16 host-to-device; Gen5 is the H200 host's measured 55.3 GB/s, each older generation half.
+  return 55.3 / std::pow(2.0, double(5 - std::int64_t(generation)));
+}
+
+Scenario read_scenario(const toml::table& table, const std::string& origin) {
+  Scenario scenario;
+  scenario.table = table;
+  TableReader root(table, "", origin);
+  scenario.name = root.text("name", std::filesystem::path(origin).stem().string());
+  scenario.seed = root.integer("seed", 1, 0, std::numeric_limits<std::int64_t>::max());
+  root.mark_known("calibration");
+
+  TableReader hardware = root.table("hardware");
+  scenario.hardware.cores = std::uint32_t(hardware.integer("cores", 16, 1, 4096));
+  scenario.hardware.host_memory_gbps = hardware.number("host_memory_gbps", 150, 1, 1e5);
+  const bool generation_given = hardware.raw().contains("pcie_generation");
+  const bool rate_given = hardware.raw().contains("pcie_h2d_gbps");
+  if (generation_given && rate_given)
+    hardware.fail(*hardware.raw().get("pcie_h2d_gbps"), "pcie_h2d_gbps", "give pcie_generation or pcie_h2d_gbps, not both");
+  scenario.hardware.pcie_h2d_gbps =
+      rate_given ? hardware.number("pcie_h2d_gbps", 0, 0.1, 1e4)
+                 : pcie_generation_gbps(hardware.integer("pcie_generation", 5, 3, 6));
+  scenario.hardware.copy_engines_h2d = std::uint32_t(hardware.integer("copy_engines_h2d", 1, 1, 8));
+  scenario.hardware.gpus = std::uint32_t(hardware.integer("gpus", 1, 1, 64));
+  scenario.hardware.h2d_chunk_bytes = hardware.integer("h2d_chunk_mib", 64, 1, 1 << 16) << 20;
+  hardware.reject_unknown_keys();
+
+  TableReader workload = root.table("workload");
+  scenario.workload.partitions = std::uint32_t(workload.integer("partitions", 8, 1, 1'000'000));
+  scenario.workload.constraints_per_partition = workload.integer("constraints_per_partition", 1ull << 24, 1, 1ull << 32);
+  scenario.workload.bytes_per_constraint = std::uint32_t(workload.integer("bytes_per_constraint", 96, 1, 4096));
+  scenario.workload.zero_scalar_share = workload.number("zero_scalar_share", 0, 0, 1);
+  scenario.workload.one_scalar_share = workload.number("one_scalar_share", 0, 0, 1);
+  if (scenario.workload.zero_scalar_share + scenario.workload.one_scalar_share > 1)
+    workload.fail(*workload.raw().get("one_scalar_share"), "one_scalar_share", "zero_scalar_share + one_scalar_share exceeds 1");
+  scenario.workload.srs_bytes = std::uint64_t(workload.number("srs_gib", 0, 0, 4096) * gib);
+  workload.reject_unknown_keys();
+
+  TableReader policy_table = root.table("policy");
+  PolicyKnobs& knobs = scenario.policy;
+  knobs.synthesis_threads = std::uint32_t(policy_table.integer("synthesis_threads", 8, 1, 4096));
+  knobs.partitions_in_flight = std::uint32_t(policy_table.integer("partitions_in_flight", 4, 1, 100'000));
+  knobs.staging = *policy::parse_staging(policy_table.choice("staging", "pinned", {"pinned", "pageable"}));
+  knobs.pool_slabs = std::uint32_t(policy_table.integer("pool_slabs", 4, 0, 4096));
+  knobs.host_budget_bytes = std::uint64_t(policy_table.number("host_budget_gib", 64, 0.001, 1e6) * gib);
+  knobs.workers_per_gpu = std::uint32_t(policy_table.integer("workers_per_gpu", 2, 1, 64));
+  knobs.srs_residency = policy_table.choice("srs_residency", "device", {"device", "pinned-host"}) == "device"
+                            ? SrsResidency::device : SrsResidency::pinned_host;
+  knobs.retry_limit = std::uint32_t(policy_table.integer("retry_limit", 2, 0, 100));
+  policy_table.reject_unknown_keys();
+
+  scenario.calibration = read_calibration(root, scenario.hardware.pcie_h2d_gbps);
+
+  TableReader faults = root.table("faults");
+  scenario.faults.gpu_error_probability = faults.number("gpu_error_probability", 0, 0, 0.9);
+  scenario.faults.pinned_allocation_fails = faults.boolean("pinned_allocation_fails", false);
+  if (const toml::array* deaths = faults.array("worker_death_s")) {
+    for (const toml::node& death : *deaths) {
+      const auto seconds = death.value<double>();
+      if (!seconds || *seconds < 0) faults.fail(death, "worker_death_s", "expected seconds >= 0");
+      scenario.faults.worker_death_s.push_back(*seconds);
+    }
+  }
+  faults.reject_unknown_keys();
+  root.reject_unknown_keys();
+
+  try {
+    policy::validate(scenario.policy_settings());
+  } catch (const std::invalid_argument& error) {
+    throw ScenarioError(fmt::format("{}: [policy]: {}", origin, error.what()));
+  }
+  return scenario;
+}
+
+void merge_into(toml::table& base, const toml::table& overlay) {
+  for (const auto& [key, node] : overlay) {
+    toml::node* existing = base.get(key);
+    if (existing && existing->is_table() && node.is_table())
+      merge_into(*existing->as_table(), *node.as_table());
+    else
+      base.insert_or_assign(key, node);
+  }
+}
+
+void set_at_path(toml::table& table, const std::string& dotted_key, const toml::node& value) {
+  toml::table* current = &table;
+  std::string_view rest = dotted_key;
+  for (std::size_t dot; (dot = rest.find('.')) != std::string_view::npos; rest.remove_prefix(dot + 1)) {
+    const std::string part(rest.substr(0, dot));
+    if (!current->contains(part)) current->insert(part, toml::table{});
+    toml::node* next = current->get(part);
+    if (!next->is_table())
+      throw ScenarioError(fmt::format("setting {}: {} is not a table", dotted_key, part));
+    current = next->as_table();
+  }
+  current->insert_or_assign(std::string(rest), value);
+}
+
+std::string value_text(const toml::node& node) {
+  std::ostringstream out;
+  node.visit([&](const auto& value) { out << value; });
+  return out.str();
+}
+
+toml::table parse_toml(std::string_view text, const std::string& origin) {
+  try {
+    return toml::parse(text, origin);
+  } catch (const toml::parse_error& error) {
+    throw ScenarioError(fmt::format("{}:{}: {}", origin, error.source().begin.line, error.description()));
+  }
+}
+
+std::vector<toml::array> sweep_values(TableReader& sweep) {
+  std::vector<toml::array> axes;
+  for (const auto& [key, node] : sweep.raw()) {
+    sweep.mark_known(key.str());
+    toml::array values;
+    if (const toml::array* list = node.as_array()) {
+      values = *list;
+    } else if (const toml::table* range = node.as_table()) {
+      TableReader reader(*range, "sweep." + std::string(key.str()) + ".", sweep.origin());
+      const double from = reader.number("from", 0, -1e12, 1e12);
+      const double to = reader.number("to", 0, -1e12, 1e12);
+      const double step = reader.number("step", 1, 1e-12, 1e12);
+      reader.reject_unknown_keys();
+      const bool integers = (*range)["from"].is_integer() && (*range)["to"].is_integer() &&
+                            (!range->contains("step") || (*range)["step"].is_integer());
+      for (double value = from; value <= to + step * 1e-9; value += step)
+        integers ? values.push_back(std::int64_t(std::llround(value))) : values.push_back(value);
+    } else {
+      sweep.fail(node, key.str(), "expected a list of values or a range { from, to, step }");
+    }
+    if (values.empty()) sweep.fail(node, key.str(), "the sweep gives no values");
+    axes.push_back(std::move(values));
+  }
+  return axes;
+}
+
+}  // namespace
+
+LoadedScenario parse_scenario_text(std::string_view text, const std::string& origin,
+                                   const std::filesystem::path& directory) {
+  toml::table own = parse_toml(text, origin);
+  toml::table merged;
+  if (const toml::node* include = own.get("calibration")) {
+    const auto relative = include->value<std::string>();
+    if (!relative) throw ScenarioError(fmt::format("{}: calibration: expected a file name", where(*include, origin)));
+    const std::filesystem::path path = directory / *relative;
+    std::ifstream in(path);
+    if (!in)
+      throw ScenarioError(fmt::format("{}: calibration: cannot open {}; the path is relative to the scenario file",
+                                      where(*include, origin), path.string()));
+    std::ostringstream calibration_text;
+    calibration_text << in.rdbuf();
+    merged = parse_toml(calibration_text.str(), path.string());
+  }
+  merge_into(merged, own);
+
+  LoadedScenario loaded;
+  toml::table sweep_table;
+  if (toml::node* sweep = merged.get("sweep")) {
+    if (!sweep->is_table()) throw ScenarioError(fmt::format("{}: sweep: expected a table [sweep]", where(*sweep, origin)));
+    sweep_table = *sweep->as_table();
+    merged.erase("sweep");
+  }
+  loaded.base = read_scenario(merged, origin);
+
+  TableReader sweep(sweep_table, "sweep.", origin);
+  const std::vector<toml::array> axes = sweep_values(sweep);
+  if (axes.empty()) return loaded;
+  std::vector<std::string> keys;
+  for (const auto& [key, node] : sweep_table) keys.emplace_back(key.str());
+  std::vector<std::size_t> index(axes.size(), 0);
+  while (true) {
+    toml::table point_table = merged;
+    SweepPoint point;
+    for (std::size_t axis = 0; axis < axes.size(); ++axis) {
+      const toml::node& value = *axes[axis].get(index[axis]);
+      set_at_path(point_table, keys[axis], value);
+      point.settings.emplace_back(keys[axis], value_text(value));
+    }
+    try {
+      point.scenario = read_scenario(point_table, origin);
+    } catch (const ScenarioError& error) {
+      std::string settings;
+      for (const auto& [key, value] : point.settings) settings += fmt::format(" {}={}", key, value);
+      throw ScenarioError(fmt::format("{} (in the sweep point{})", error.what(), settings));
+    }
+    loaded.sweep_points.push_back(std::move(point));
+    std::size_t axis = axes.size();
+    while (axis > 0 && ++index[axis - 1] == axes[axis - 1].size()) index[--axis] = 0;
+    if (axis == 0) break;
+  }
+  return loaded;
+}
+
+LoadedScenario load_scenario_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw ScenarioError(fmt::format("cannot open scenario {}: check the path", path.string()));
+  std::ostringstream text;
+  text << in.rdbuf();
+  LoadedScenario loaded = parse_scenario_text(text.str(), path.string(), path.parent_path());
+  loaded.base.file = path;
+  for (SweepPoint& point : loaded.sweep_points) point.scenario.file = path;
+  return loaded;
+}
+
+Scenario with_setting(const Scenario& scenario, const std::string& key, const std::string& value_toml) {
+  const toml::table parsed = parse_toml("value = " + value_toml, "setting " + key);
+  toml::table table = scenario.table;
+  set_at_path(table, key, *parsed.get("value"));
+  Scenario changed = read_scenario(table, scenario.file.empty() ? scenario.name : scenario.file.string());
+  changed.name = scenario.name;
+  changed.file = scenario.file;
+  return changed;
+}
+
+}  // namespace zkpipe::model

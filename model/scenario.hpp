@@ -1,0 +1,132 @@
+// Contract: a Scenario is everything one simulation needs: hardware, workload, policy settings,
+// calibrated costs and faults, read from a TOML file (keys documented in scenarios/README.md).
+// Loading is strict: an unknown key, a value of the wrong type or out of range raises
+// ScenarioError whose message names the file, the line and the key. A scenario may name a
+// calibration file (`calibration = "path.toml"`, relative to the scenario) whose tables are read
+// first and overridden by the scenario's own keys. `[sweep]` lists values for any key; a sweep
+// expands into one Scenario per point (cartesian product, keys in alphabetical order).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "policy/scheduling_policy.hpp"
+#include "trace/trace.hpp"
+
+namespace zkpipe::model {
+
+struct ScenarioError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Host-to-device time per GB on one path under memory load (t = memory-loading threads):
+//   s_per_gb(t) = 1 / link_gbps + overhead_s_per_gb + per_thread_s_per_gb * t
+//                 + per_thread_squared_s_per_gb * t^2
+// The overhead is what the path adds on an idle host (pageable: the driver's bounce-buffer
+// copy); the thread terms are the memory-bus interference (fitted from data/h200-h2d.csv).
+struct H2dPathCost {
+  double overhead_s_per_gb = 0;
+  double per_thread_s_per_gb = 0;
+  double per_thread_squared_s_per_gb = 0;
+
+  double rate_gbps(double link_gbps, double loading_threads) const;
+};
+
+// GPU phase time: fixed_s + per_mitem_s * items / 1e6 (items: see phase_items in simulation).
+struct PhaseCost {
+  double fixed_s = 0;
+  double per_mitem_s = 0;
+  double seconds(std::uint64_t items) const { return fixed_s + per_mitem_s * double(items) / 1e6; }
+};
+
+struct Calibration {
+  H2dPathCost h2d_pinned;
+  H2dPathCost h2d_pageable;
+  // Synthesis time of one partition: core_s_per_mconstraint * constraints / 1e6
+  //   * (1 + slowdown_per_extra_thread * (synthesizing threads - 1)).
+  double synth_core_s_per_mconstraint = 0;
+  double synth_slowdown_per_extra_thread = 0;
+  double synth_memory_load_threads = 1;  // memcpy-equivalent memory-loading threads per synthesis thread
+  double assemble_s = 0;
+  std::map<trace::Phase, PhaseCost> gpu_phase_cost;  // only phases listed are simulated
+};
+
+struct Hardware {
+  std::uint32_t cores = 16;
+  double host_memory_gbps = 150;
+  double pcie_h2d_gbps = 55.3;
+  std::uint32_t copy_engines_h2d = 1;
+  std::uint32_t gpus = 1;
+  std::uint64_t h2d_chunk_bytes = 64ull << 20;
+};
+
+struct Workload {
+  std::uint32_t partitions = 8;
+  std::uint64_t constraints_per_partition = 1ull << 24;
+  std::uint32_t bytes_per_constraint = 96;  // a, b, c: one 32-byte Fr each
+  double zero_scalar_share = 0;
+  double one_scalar_share = 0;
+  std::uint64_t srs_bytes = 0;  // copied per partition when srs_residency = pinned-host
+
+  std::uint64_t partition_host_bytes() const { return constraints_per_partition * bytes_per_constraint; }
+};
+
+enum class SrsResidency { device, pinned_host };
+
+struct PolicyKnobs {
+  std::uint32_t synthesis_threads = 8;
+  std::uint32_t partitions_in_flight = 4;
+  policy::Staging staging = policy::Staging::pinned;
+  std::uint32_t pool_slabs = 4;
+  std::uint64_t host_budget_bytes = 64ull << 30;
+  std::uint32_t workers_per_gpu = 2;
+  SrsResidency srs_residency = SrsResidency::device;
+  std::uint32_t retry_limit = 2;
+};
+
+struct Faults {
+  double gpu_error_probability = 0;   // per attempt, decided after the GPU compute
+  bool pinned_allocation_fails = false;  // the pool cannot be pinned: pageable fallback
+  std::vector<double> worker_death_s;    // worker i dies at worker_death_s[i] (simulated seconds)
+};
+
+struct Scenario {
+  std::string name;
+  std::filesystem::path file;  // empty when built in code
+  std::uint64_t seed = 1;
+  Hardware hardware;
+  Workload workload;
+  PolicyKnobs policy;
+  Calibration calibration;
+  Faults faults;
+  toml::table table;  // the merged TOML (calibration + scenario) this was read from, [sweep] removed
+
+  policy::PolicySettings policy_settings() const;
+};
+
+// One point of a sweep: the swept keys with the values of this point, and the scenario there.
+struct SweepPoint {
+  std::vector<std::pair<std::string, std::string>> settings;  // key, value as TOML text
+  Scenario scenario;
+};
+
+struct LoadedScenario {
+  Scenario base;                         // the file without its [sweep]
+  std::vector<SweepPoint> sweep_points;  // empty when the file has no [sweep]
+};
+
+LoadedScenario load_scenario_file(const std::filesystem::path& path);
+// `origin` names the text in error messages; `directory` resolves a calibration include.
+LoadedScenario parse_scenario_text(std::string_view text, const std::string& origin,
+                                   const std::filesystem::path& directory);
+// The scenario with `key = value_toml` set (e.g. "policy.staging", "\"pageable\""), re-validated.
+Scenario with_setting(const Scenario& scenario, const std::string& key, const std::string& value_toml);
+
+}  // namespace zkpipe::model

@@ -1,0 +1,38 @@
+#include "sidecar_facts.hpp"
+
+#include <sstream>
+
+#include <fmt/format.h>
+#include <simgrid/config.h>  // SG_BEGIN_DECL and XBT_PUBLIC, which version.h needs
+#include <simgrid/version.h>
+
+namespace zkpipe::model {
+
+trace::Sidecar simulation_sidecar(const Scenario& scenario) {
+  trace::Sidecar sidecar;
+  sidecar.source = trace::Source::simulated;
+  std::ostringstream scenario_json;
+  scenario_json << toml::json_formatter{scenario.table};
+  sidecar.scenario = nlohmann::json::parse(scenario_json.str());
+  const policy::PolicySettings settings = scenario.policy_settings();
+  sidecar.settings = {{"staging", policy::staging_name(settings.staging)},
+                      {"synthesis_threads", scenario.policy.synthesis_threads},
+                      {"partitions", settings.partitions},
+                      {"partitions_in_flight", settings.partitions_in_flight_max},
+                      {"pool_slabs", settings.pool_slabs},
+                      {"host_budget_bytes", settings.host_budget_bytes},
+                      {"workers_per_gpu", settings.workers_per_gpu},
+                      {"retry_limit", settings.retry_limit},
+                      {"seed", scenario.seed}};
+  sidecar.machine = {{"cores", scenario.hardware.cores},
+                     {"host_memory_gbps", scenario.hardware.host_memory_gbps},
+                     {"pcie_h2d_gbps", scenario.hardware.pcie_h2d_gbps},
+                     {"copy_engines_h2d", scenario.hardware.copy_engines_h2d},
+                     {"gpus", scenario.hardware.gpus}};
+  sidecar.versions = {{"zkpipe_model", "1"},
+                      {"simgrid", fmt::format("{}.{}.{}", SIMGRID_VERSION_MAJOR, SIMGRID_VERSION_MINOR,
+                                              SIMGRID_VERSION_PATCH)}};
+  return sidecar;
+}
+
+}  // namespace zkpipe::model

@@ -1,0 +1,316 @@
+#include "simulation.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <memory>
+#include <mutex>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <simgrid/s4u.hpp>
+#include <xbt/log.h>
+
+#include "child_process.hpp"
+#include "trace/trace_csv.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace zkpipe::model {
+
+namespace {
+
+using trace::Phase;
+
+// Items a GPU phase works on: the domain for the NTTs and H, the scalars that are neither 0 nor 1
+// for the tail MSM, the 1-scalars for batch addition, the non-zero scalars for whole MSMs.
+std::uint64_t phase_items(Phase phase, const Workload& workload) {
+  const double constraints = double(workload.constraints_per_partition);
+  switch (phase) {
+    case Phase::ntt:
+    case Phase::msm_h: return workload.constraints_per_partition;
+    case Phase::batch_add: return std::uint64_t(constraints * workload.one_scalar_share);
+    case Phase::tail_msm:
+      return std::uint64_t(constraints * (1 - workload.zero_scalar_share - workload.one_scalar_share));
+    default: return std::uint64_t(constraints * (1 - workload.zero_scalar_share));
+  }
+}
+
+// splitmix64: a small, portable, seeded stream (std distributions differ between libraries).
+class FaultRandom {
+ public:
+  explicit FaultRandom(std::uint64_t seed) : state_(seed) {}
+  double uniform() {
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return double((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+// A host-to-device copy engine: its own link, whose bandwidth is set to the path's contended
+// rate before each chunk, and its own endpoint host so that its route is
+// [memory bus, engine link, the GPU's PCIe link] (engines of one GPU share the PCIe link).
+struct CopyEngine {
+  sg4::Host* endpoint = nullptr;
+  sg4::Link* link = nullptr;
+  bool busy = false;
+};
+
+struct Gpu {
+  sg4::Host* host = nullptr;
+  std::vector<CopyEngine> copy_engines;
+  sg4::SemaphorePtr free_copy_engines;  // FIFO: copies on one direction are served in order
+  sg4::MutexPtr compute;                // one worker's kernels at a time on a GPU
+  std::string pcie_resource;
+};
+
+// Everything the actors share. SimGrid runs all actors on one OS thread; the mutex and condition
+// variable are simulated ones, used so actors block until the policy's state changes.
+struct Simulation {
+  explicit Simulation(const Scenario& s)
+      : scenario(s), policy(s.policy_settings()), random(s.seed) {}
+
+  const Scenario& scenario;
+  policy::SchedulingPolicy policy;
+  FaultRandom random;
+  sg4::MutexPtr policy_mutex = sg4::Mutex::create();
+  sg4::ConditionVariablePtr policy_changed = sg4::ConditionVariable::create();
+  sg4::Host* cpu = nullptr;
+  std::vector<Gpu> gpus;
+  std::uint32_t synthesizing = 0;
+  std::uint64_t activities = 0;
+  trace::Trace spans;
+
+  void record(std::uint32_t partition, Phase phase, std::string resource, double start_s,
+              std::uint64_t bytes, std::uint64_t items) {
+    spans.push_back({scenario.name, trace::Source::simulated, partition, phase, std::move(resource),
+                     start_s, sg4::Engine::get_clock(), bytes, items});
+  }
+
+  void execute(sg4::Host* host, double seconds) {
+    if (seconds <= 0) return;
+    sg4::Exec::init()->set_flops_amount(seconds)->set_host(host)->start()->wait();
+    ++activities;
+  }
+
+  // Copies `bytes` to a GPU in chunks on one copy engine; each chunk's rate follows the memory
+  // load (threads synthesizing) at its start.
+  void copy_to_gpu(CopyEngine& engine, std::uint64_t bytes, const H2dPathCost& path) {
+    for (std::uint64_t sent = 0; sent < bytes;) {
+      const std::uint64_t chunk = std::min(scenario.hardware.h2d_chunk_bytes, bytes - sent);
+      const double rate_gbps = path.rate_gbps(scenario.hardware.pcie_h2d_gbps,
+                                              synthesizing * scenario.calibration.synth_memory_load_threads);
+      engine.link->set_bandwidth(rate_gbps * 1e9);
+      sg4::Comm::sendto(cpu, engine.endpoint, chunk);
+      ++activities;
+      sent += chunk;
+    }
+  }
+};
+
+void synthesis_thread(Simulation& sim, std::uint32_t thread) {
+  const std::string resource = fmt::format("cpu:{}", thread);
+  const Workload& workload = sim.scenario.workload;
+  const Calibration& calibration = sim.scenario.calibration;
+  while (true) {
+    const double asked_s = sg4::Engine::get_clock();
+    std::optional<policy::WaitReason> blocked_on;
+    policy::SynthesisGrant grant;
+    {
+      std::unique_lock lock(*sim.policy_mutex);
+      while (true) {
+        const policy::SynthesisDecision decision = sim.policy.request_synthesis();
+        if (const auto* granted = std::get_if<policy::SynthesisGrant>(&decision)) {
+          grant = *granted;
+          break;
+        }
+        const policy::WaitReason reason = std::get<policy::WaitReason>(decision);
+        if (reason == policy::WaitReason::job_finished) return;
+        if (reason == policy::WaitReason::budget || reason == policy::WaitReason::pool) blocked_on = reason;
+        sim.policy_changed->wait(lock);
+      }
+    }
+    if (blocked_on && sg4::Engine::get_clock() > asked_s)
+      sim.record(grant.partition, *blocked_on == policy::WaitReason::pool ? Phase::wait_pool : Phase::wait_budget,
+                 resource, asked_s, 0, 0);
+
+    const double start_s = sg4::Engine::get_clock();
+    const std::uint32_t concurrent = ++sim.synthesizing;
+    const double seconds = calibration.synth_core_s_per_mconstraint * double(workload.constraints_per_partition) / 1e6 *
+                           (1 + calibration.synth_slowdown_per_extra_thread * double(concurrent - 1));
+    sim.execute(sim.cpu, seconds);
+    --sim.synthesizing;
+    sim.record(grant.partition, Phase::synth, resource, start_s, workload.partition_host_bytes(),
+               workload.constraints_per_partition);
+    std::unique_lock lock(*sim.policy_mutex);
+    sim.policy.synthesis_finished(grant.partition);
+    sim.policy_changed->notify_all();
+  }
+}
+
+void gpu_worker(Simulation& sim, policy::WorkerId worker) {
+  const Scenario& scenario = sim.scenario;
+  const std::uint32_t gpu_index = worker / scenario.policy.workers_per_gpu;
+  Gpu& gpu = sim.gpus[gpu_index];
+  const std::string resource = fmt::format("gpu{}:w{}", gpu_index, worker % scenario.policy.workers_per_gpu);
+  auto report = [&](auto&& event) {
+    std::unique_lock lock(*sim.policy_mutex);
+    if (!sim.policy.worker_alive(worker)) return false;  // the policy already requeued the work
+    event();
+    sim.policy_changed->notify_all();
+    return true;
+  };
+  while (true) {
+    policy::GpuAssignment assignment;
+    {
+      std::unique_lock lock(*sim.policy_mutex);
+      while (true) {
+        if (sim.policy.finished() || !sim.policy.worker_alive(worker)) return;
+        if (auto next = sim.policy.request_gpu_work(worker)) {
+          assignment = *next;
+          break;
+        }
+        sim.policy_changed->wait(lock);
+      }
+    }
+    const std::uint32_t partition = assignment.partition;
+    const H2dPathCost& path = assignment.backing.staging == policy::Staging::pinned
+                                  ? scenario.calibration.h2d_pinned : scenario.calibration.h2d_pageable;
+    gpu.free_copy_engines->acquire();
+    CopyEngine& engine = *std::ranges::find(gpu.copy_engines, false, &CopyEngine::busy);
+    engine.busy = true;
+    double start_s = sg4::Engine::get_clock();
+    sim.copy_to_gpu(engine, scenario.workload.partition_host_bytes(), path);
+    sim.record(partition, Phase::h2d, gpu.pcie_resource, start_s, scenario.workload.partition_host_bytes(),
+               scenario.workload.constraints_per_partition);
+    if (scenario.policy.srs_residency == SrsResidency::pinned_host && scenario.workload.srs_bytes > 0) {
+      start_s = sg4::Engine::get_clock();
+      sim.copy_to_gpu(engine, scenario.workload.srs_bytes, scenario.calibration.h2d_pinned);
+      sim.record(partition, Phase::h2d, gpu.pcie_resource, start_s, scenario.workload.srs_bytes, 0);
+    }
+    engine.busy = false;
+    gpu.free_copy_engines->release();
+    if (!report([&] { sim.policy.copy_finished(partition); })) return;
+
+    {
+      std::unique_lock compute(*gpu.compute);
+      for (const auto& [phase, cost] : scenario.calibration.gpu_phase_cost) {
+        const std::uint64_t items = phase_items(phase, scenario.workload);
+        start_s = sg4::Engine::get_clock();
+        sim.execute(gpu.host, cost.seconds(items));
+        sim.record(partition, phase, resource, start_s, 0, items);
+      }
+    }
+    if (sim.random.uniform() < scenario.faults.gpu_error_probability) {
+      if (!report([&] { sim.policy.attempt_failed(partition); })) return;
+      continue;
+    }
+    start_s = sg4::Engine::get_clock();
+    sim.execute(sim.cpu, scenario.calibration.assemble_s);
+    sim.record(partition, Phase::assemble, "cpu:assemble", start_s, 0, 0);
+    if (!report([&] { sim.policy.attempt_succeeded(partition); })) return;
+  }
+}
+
+void build_platform(Simulation& sim) {
+  const Hardware& hardware = sim.scenario.hardware;
+  sg4::NetZone* zone = sg4::create_full_zone("host0");
+  // Speeds of 1 flop/s: an execution's flops are its seconds on one core or one GPU.
+  sim.cpu = zone->create_host("cpu", 1.0)->set_core_count(int(hardware.cores))->seal();
+  const sg4::Link* memory_bus = zone->create_link("membus", hardware.host_memory_gbps * 1e9)->set_latency(0)->seal();
+  for (std::uint32_t index = 0; index < hardware.gpus; ++index) {
+    Gpu gpu;
+    gpu.host = zone->create_host(fmt::format("gpu{}", index), 1.0)->seal();
+    gpu.pcie_resource = fmt::format("pcie{}:h2d", index);
+    const sg4::Link* pcie = zone->create_link(gpu.pcie_resource, hardware.pcie_h2d_gbps * 1e9)->set_latency(0)->seal();
+    for (std::uint32_t engine_index = 0; engine_index < hardware.copy_engines_h2d; ++engine_index) {
+      CopyEngine engine;
+      const std::string name = fmt::format("gpu{}:h2d_engine{}", index, engine_index);
+      engine.endpoint = zone->create_host(name, 1.0)->seal();
+      engine.link = zone->create_link(name, hardware.pcie_h2d_gbps * 1e9)->set_latency(0)->seal();
+      // Equal (zero) latency on every route: CM02 weights sharing by route latency.
+      zone->add_route(sim.cpu->get_netpoint(), engine.endpoint->get_netpoint(), nullptr, nullptr,
+                      {sg4::LinkInRoute(memory_bus), sg4::LinkInRoute(engine.link), sg4::LinkInRoute(pcie)}, false);
+      gpu.copy_engines.push_back(engine);
+    }
+    gpu.free_copy_engines = sg4::Semaphore::create(hardware.copy_engines_h2d);
+    gpu.compute = sg4::Mutex::create();
+    sim.gpus.push_back(std::move(gpu));
+  }
+  zone->seal();
+}
+
+bool simulation_ran_in_this_process = false;
+
+}  // namespace
+
+SimulationResult simulate_in_this_process(const Scenario& scenario) {
+  if (simulation_ran_in_this_process)
+    throw std::logic_error("simulate_in_this_process: SimGrid allows one engine per process; use simulate()");
+  simulation_ran_in_this_process = true;
+  int argc = 1;
+  char program[] = "zkpipe-model";
+  char* argv[] = {program, nullptr};
+  xbt_log_control_set("root.thresh:critical");
+  sg4::Engine engine(&argc, argv);
+  sg4::Engine::set_config("network/model:CM02");
+  sg4::Engine::set_config("network/crosstraffic:0");
+
+  Simulation sim(scenario);
+  build_platform(sim);
+  for (std::uint32_t thread = 0; thread < scenario.policy.synthesis_threads; ++thread)
+    sg4::Actor::create(fmt::format("synth{}", thread), sim.cpu, [&sim, thread] { synthesis_thread(sim, thread); });
+  const std::uint32_t workers = scenario.hardware.gpus * scenario.policy.workers_per_gpu;
+  for (policy::WorkerId worker = 0; worker < workers; ++worker)
+    sg4::Actor::create(fmt::format("worker{}", worker), sim.cpu, [&sim, worker] { gpu_worker(sim, worker); });
+  for (std::size_t worker = 0; worker < scenario.faults.worker_death_s.size() && worker < workers; ++worker) {
+    const double death_s = scenario.faults.worker_death_s[worker];
+    sg4::Actor::create(fmt::format("death{}", worker), sim.cpu, [&sim, worker, death_s] {
+      sg4::this_actor::sleep_until(death_s);
+      std::unique_lock lock(*sim.policy_mutex);
+      sim.policy.worker_died(policy::WorkerId(worker));
+      sim.policy_changed->notify_all();
+    })->daemonize();
+  }
+  engine.run();
+
+  SimulationResult result;
+  result.spans = std::move(sim.spans);
+  std::ranges::stable_sort(result.spans, {}, &trace::Span::start_s);
+  result.activities = sim.activities;
+  result.proved = sim.policy.counters().proved;
+  result.failed = sim.policy.counters().failed;
+  result.failed_attempts = sim.policy.counters().failed_attempts;
+  if (!sim.policy.finished())
+    throw std::runtime_error(fmt::format("simulation of {} stopped with partitions unfinished (a deadlock in the policy)",
+                                         scenario.name));
+  return result;
+}
+
+std::string serialize_result(const SimulationResult& result) {
+  return fmt::format("# activities {} proved {} failed {} failed_attempts {}\n", result.activities, result.proved,
+                     result.failed, result.failed_attempts) +
+         trace::to_csv(result.spans);
+}
+
+SimulationResult deserialize_result(std::string_view origin, std::string_view text) {
+  SimulationResult result;
+  std::istringstream counters{std::string(text.substr(0, text.find('\n')))};
+  std::string hash, activities, proved, failed, failed_attempts;
+  counters >> hash >> activities >> result.activities >> proved >> result.proved >> failed >> result.failed >>
+      failed_attempts >> result.failed_attempts;
+  if (!counters || activities != "activities")
+    throw std::runtime_error(fmt::format("{}: not a simulation result (first line: counters)", origin));
+  result.spans = trace::read_csv_text(origin, text);
+  return result;
+}
+
+SimulationResult simulate(const Scenario& scenario) {
+  const auto outputs = run_in_children(1, [&](std::size_t) { return serialize_result(simulate_in_this_process(scenario)); }, 1);
+  return deserialize_result("simulation of " + scenario.name, outputs.front());
+}
+
+}  // namespace zkpipe::model

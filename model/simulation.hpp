@@ -1,0 +1,36 @@
+// Contract: simulates one scenario with SimGrid (S4U) and returns its trace in the shared schema.
+// The platform is built in code: a multi-core CPU host for synthesis threads, the host memory bus
+// as a link, one PCIe host-to-device link per GPU with its copy engines as an ordered (FIFO)
+// resource, GPU hosts whose compute section is serialized per GPU, and GPU workers as actors.
+// Every admission, lease and worker choice is made by the shared policy::SchedulingPolicy.
+// Deterministic: the same scenario (seed included) gives the same spans, byte for byte.
+//
+// SimGrid keeps one engine per process and a second one silently continues the first clock, so
+// simulate_in_this_process may run once per process; simulate() forks a child that runs it and
+// is the one to call from tools and tests.
+#pragma once
+
+#include <cstdint>
+
+#include "policy/scheduling_policy.hpp"
+#include "scenario.hpp"
+#include "trace/trace.hpp"
+
+namespace zkpipe::model {
+
+struct SimulationResult {
+  trace::Trace spans;
+  std::uint64_t activities = 0;  // SimGrid executions and communications simulated
+  std::uint32_t proved = 0;
+  std::uint32_t failed = 0;
+  std::uint32_t failed_attempts = 0;
+};
+
+SimulationResult simulate_in_this_process(const Scenario& scenario);
+SimulationResult simulate(const Scenario& scenario);
+
+// The text a child process hands back (a comment line of counters, then the trace CSV).
+std::string serialize_result(const SimulationResult& result);
+SimulationResult deserialize_result(std::string_view origin, std::string_view text);
+
+}  // namespace zkpipe::model

@@ -1,0 +1,101 @@
+#include "sweep.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <libfccp/csv.h>
+
+#include "simulation.hpp"
+#include "trace/summary.hpp"
+
+namespace zkpipe::model {
+
+const std::vector<std::string>& sweep_metric_names() {
+  static const std::vector<std::string> names = {"makespan_s",  "partitions_per_s", "gpu_utilization", "h2d_gbps",
+                                                 "wait_pool_s", "wait_budget_s",    "activities"};
+  return names;
+}
+
+std::size_t SweepTable::column(const std::string& name) const {
+  for (std::size_t i = 0; i < columns.size(); ++i)
+    if (columns[i] == name) return i;
+  throw std::runtime_error(fmt::format("sweep table has no column {}; sweep that key in the scenario", name));
+}
+
+SweepTable run_sweep(const std::vector<SweepPoint>& points, std::size_t parallel, const ChildProgress& progress) {
+  if (points.empty()) throw std::runtime_error("the scenario has no [sweep] table: add one to sweep");
+  SweepTable table;
+  for (const auto& [key, value] : points.front().settings) table.columns.push_back(key);
+  for (const std::string& metric : sweep_metric_names()) table.columns.push_back(metric);
+  const std::vector<std::string> outputs = run_in_children(
+      points.size(),
+      [&](std::size_t index) {
+        const SimulationResult result = simulate_in_this_process(points[index].scenario);
+        const auto metrics = trace::summary_metrics(trace::summarize(result.spans));
+        std::string figures;
+        for (const std::string& name : sweep_metric_names()) {
+          if (name == "activities") {
+            figures += fmt::format("{}\n", result.activities);
+            continue;
+          }
+          const auto found = std::ranges::find(metrics, name, &std::pair<std::string, double>::first);
+          figures += fmt::format("{:.9g}\n", found == metrics.end() ? 0.0 : found->second);
+        }
+        return figures;
+      },
+      parallel, progress);
+  for (std::size_t index = 0; index < points.size(); ++index) {
+    std::vector<std::string> row;
+    for (const auto& [key, value] : points[index].settings) row.push_back(value);
+    std::istringstream figures(outputs[index]);
+    for (std::size_t metric = 0; metric < sweep_metric_names().size(); ++metric) {
+      std::string figure;
+      std::getline(figures, figure);
+      row.push_back(figure);
+    }
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+void write_sweep_csv(const std::filesystem::path& path, const SweepTable& table) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error(fmt::format("cannot write {}: check the folder exists", path.string()));
+  auto write_row = [&](const std::vector<std::string>& cells) {
+    for (std::size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << cells[i];
+    out << '\n';
+  };
+  write_row(table.columns);
+  for (const auto& row : table.rows) write_row(row);
+}
+
+SweepTable read_sweep_csv(const std::filesystem::path& path) {
+  SweepTable table;
+  try {
+    io::LineReader lines(path.string());
+    auto split = [](std::string_view line) {
+      std::vector<std::string> cells;
+      for (std::size_t comma; (comma = line.find(',')) != std::string_view::npos; line.remove_prefix(comma + 1))
+        cells.emplace_back(line.substr(0, comma));
+      cells.emplace_back(line);
+      return cells;
+    };
+    const char* header = lines.next_line();
+    if (!header) throw std::runtime_error(path.string() + ": empty sweep table");
+    table.columns = split(header);
+    while (const char* line = lines.next_line()) {
+      if (!*line) continue;
+      table.rows.push_back(split(line));
+      if (table.rows.back().size() != table.columns.size())
+        throw std::runtime_error(fmt::format("{}:{}: {} cells where the header has {}", path.string(),
+                                             lines.get_file_line(), table.rows.back().size(), table.columns.size()));
+    }
+  } catch (const io::error::base& error) {
+    throw std::runtime_error(fmt::format("cannot read sweep table {}: {}", path.string(), error.what()));
+  }
+  return table;
+}
+
+}  // namespace zkpipe::model

@@ -1,0 +1,212 @@
+#include "model_commands.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "calibration.hpp"
+#include "compare.hpp"
+#include "report.hpp"
+#include "scenario.hpp"
+#include "sidecar_facts.hpp"
+#include "simulation.hpp"
+#include "sweep.hpp"
+#include "trace/perfetto.hpp"
+#include "trace/sidecar.hpp"
+#include "trace/summary.hpp"
+#include "trace/trace_csv.hpp"
+
+namespace zkpipe::tools {
+
+namespace {
+
+using namespace zkpipe::model;
+
+// Runs a command body; any error becomes one line on stderr and exit code 1.
+template <typename Body>
+std::function<void()> guarded(std::string command, Body body) {
+  return [command = std::move(command), body = std::move(body)] {
+    try {
+      body();
+    } catch (const std::exception& error) {
+      std::cerr << fmt::format("zkpipe {}: {}\n", command, error.what());
+      throw CLI::RuntimeError(1);
+    }
+  };
+}
+
+Scenario scenario_with_settings(const std::string& path, const std::vector<std::string>& settings,
+                                std::optional<std::uint64_t> seed) {
+  Scenario scenario = load_scenario_file(path).base;
+  for (const std::string& setting : settings) {
+    const auto equals = setting.find('=');
+    if (equals == std::string::npos)
+      throw std::runtime_error(fmt::format("--set {}: expected KEY=VALUE, e.g. --set policy.staging='\"pageable\"'", setting));
+    scenario = with_setting(scenario, setting.substr(0, equals), setting.substr(equals + 1));
+  }
+  if (seed) scenario = with_setting(scenario, "seed", std::to_string(*seed));
+  return scenario;
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error(fmt::format("cannot write {}: check the folder exists", path));
+  out << text;
+}
+
+void add_simulate(CLI::App& app) {
+  struct Options {
+    std::string scenario, trace_csv, chrome_trace;
+    std::vector<std::string> settings;
+    std::optional<std::uint64_t> seed;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* command = app.add_subcommand("simulate", "Simulate one scenario with the SimGrid model");
+  command->add_option("scenario", options->scenario, "scenario TOML file")->required()->check(CLI::ExistingFile);
+  command->add_option("--seed", options->seed, "seed for injected faults (overrides the scenario's)");
+  command->add_option("--set", options->settings, "override a key: --set policy.pool_slabs=8 (value in TOML)");
+  command->add_option("-o,--trace", options->trace_csv, "write the simulated trace CSV here (and its .json sidecar)");
+  command->add_option("--perfetto", options->chrome_trace, "write a Chrome/Perfetto trace JSON here");
+  command->callback(guarded("simulate", [options] {
+    const Scenario scenario = scenario_with_settings(options->scenario, options->settings, options->seed);
+    const auto started = std::chrono::steady_clock::now();
+    const SimulationResult result = simulate(scenario);
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::cout << fmt::format("scenario {} (staging {}, {} synthesis threads, {} pool slabs, seed {})\n", scenario.name,
+                             policy::staging_name(scenario.policy_settings().staging), scenario.policy.synthesis_threads,
+                             scenario.policy.pool_slabs, scenario.seed)
+              << trace::format_summary(trace::summarize(result.spans))
+              << fmt::format("proved {}, failed {}, failed attempts {}; {} activities simulated in {:.3f} s\n",
+                             result.proved, result.failed, result.failed_attempts, result.activities, wall_s);
+    if (!options->trace_csv.empty()) {
+      trace::write_csv_file(options->trace_csv, result.spans);
+      trace::write_sidecar(trace::sidecar_path_for(options->trace_csv), simulation_sidecar(scenario));
+    }
+    if (!options->chrome_trace.empty()) trace::write_chrome_trace(options->chrome_trace, result.spans);
+  }));
+}
+
+void add_sweep(CLI::App& app) {
+  struct Options {
+    std::string scenario, output = "sweep.csv";
+    std::size_t parallel = std::max(1u, std::thread::hardware_concurrency());
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* command = app.add_subcommand("sweep", "Simulate every point of a scenario's [sweep], one process per point");
+  command->add_option("scenario", options->scenario, "scenario TOML file with a [sweep] table")->required()->check(CLI::ExistingFile);
+  command->add_option("-o,--output", options->output, "results CSV")->capture_default_str();
+  command->add_option("-j,--jobs", options->parallel, "simulations in parallel (default: cores)")->capture_default_str()->check(CLI::Range(1, 4096));
+  command->callback(guarded("sweep", [options] {
+    const LoadedScenario loaded = load_scenario_file(options->scenario);
+    const auto started = std::chrono::steady_clock::now();
+    const bool terminal = ::isatty(STDERR_FILENO);
+    const SweepTable table = run_sweep(loaded.sweep_points, options->parallel, [&](std::size_t done, std::size_t total) {
+      const int filled = int(40 * done / total);
+      std::cerr << fmt::format("{}[{:<40}] {}/{} points{}", terminal ? "\r" : "", std::string(std::size_t(filled), '#'),
+                               done, total, terminal && done < total ? "" : "\n")
+                << std::flush;
+    });
+    write_sweep_csv(options->output, table);
+    std::cout << fmt::format("{} points in {:.2f} s with {} processes in parallel; table in {}\n", table.rows.size(),
+                             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
+                             options->parallel, options->output);
+  }));
+}
+
+void add_calibrate(CLI::App& app) {
+  struct Options {
+    std::vector<std::string> traces;
+    std::string h2d_benchmark, output, table_markdown;
+    std::optional<double> link_gbps;
+    int table_threads = 16;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* command = app.add_subcommand("calibrate", "Fit the model's parameters from traces and/or an H2D benchmark");
+  command->add_option("traces", options->traces, "trace CSV files in the shared schema (each with its .json sidecar)")
+      ->check(CLI::ExistingFile);
+  command->add_option("--h2d-benchmark", options->h2d_benchmark, "H2D benchmark CSV (mode,thrash_threads,h2d_GBps,thrash_GBps)")
+      ->check(CLI::ExistingFile);
+  command->add_option("--pcie-h2d-gbps", options->link_gbps, "PCIe link rate under the benchmark (default: its idle pinned rate)");
+  command->add_option("--table-threads", options->table_threads, "predict H2D GB/s for 0..N loading threads")->capture_default_str()
+      ->check(CLI::Range(0, 256));
+  command->add_option("--table-markdown", options->table_markdown, "also write the H2D prediction table (markdown) here");
+  command->add_option("-o,--output", options->output, "calibration TOML to write")->required();
+  command->callback(guarded("calibrate", [options] {
+    if (options->traces.empty() && options->h2d_benchmark.empty())
+      throw std::runtime_error("nothing to fit: give trace files and/or --h2d-benchmark CSV");
+    CalibrationFit fit;
+    std::string provenance;
+    std::vector<H2dBenchmarkRow> benchmark;
+    if (!options->traces.empty()) {
+      merge_fit(fit, fit_traces({options->traces.begin(), options->traces.end()}));
+      provenance += fmt::format("{} trace(s) ", options->traces.size());
+    }
+    if (!options->h2d_benchmark.empty()) {
+      benchmark = read_h2d_benchmark(options->h2d_benchmark);
+      merge_fit(fit, fit_h2d_benchmark(benchmark, options->link_gbps));
+      provenance += fmt::format("H2D benchmark {} ", options->h2d_benchmark);
+    }
+    std::cout << format_fit_reports(fit.reports);
+    write_text(options->output, calibration_toml(fit, "fitted by zkpipe calibrate from " + provenance));
+    if (fit.h2d_pinned && fit.h2d_pageable) {
+      const double link = options->link_gbps ? *options->link_gbps : benchmark.empty() ? 55.3 : idle_pinned_gbps(benchmark);
+      const std::string table = h2d_prediction_table(fit, link, options->table_threads, benchmark);
+      std::cout << fmt::format("\npredicted H2D bandwidth (PCIe link {:.2f} GB/s):\n{}", link, table);
+      if (!options->table_markdown.empty()) write_text(options->table_markdown, table);
+    }
+    std::cout << fmt::format("calibration written to {}\n", options->output);
+  }));
+}
+
+void add_compare(CLI::App& app) {
+  struct Options {
+    std::string measured, simulated;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* command = app.add_subcommand("compare", "Error of a simulated trace against a measured one, per metric");
+  command->add_option("measured", options->measured, "measured trace CSV")->required()->check(CLI::ExistingFile);
+  command->add_option("simulated", options->simulated, "simulated trace CSV")->required()->check(CLI::ExistingFile);
+  command->callback(guarded("compare", [options] {
+    const auto measured = trace::summarize(trace::read_csv_file(options->measured));
+    const auto simulated = trace::summarize(trace::read_csv_file(options->simulated));
+    std::cout << format_comparison(compare_summaries(measured, simulated));
+  }));
+}
+
+void add_report(CLI::App& app) {
+  struct Options {
+    std::string trace, sweep, output = "report.html", title;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* command = app.add_subcommand("report", "An HTML report with SVG charts of a trace (and a sweep)");
+  command->add_option("trace", options->trace, "trace CSV (measured or simulated)")->required()->check(CLI::ExistingFile);
+  command->add_option("--sweep", options->sweep, "sweep CSV from zkpipe sweep (for the utilization heatmap)")
+      ->check(CLI::ExistingFile);
+  command->add_option("-o,--output", options->output, "HTML file to write")->capture_default_str();
+  command->add_option("--title", options->title, "page title (default: the trace file name)");
+  command->callback(guarded("report", [options] {
+    std::optional<SweepTable> sweep;
+    if (!options->sweep.empty()) sweep = read_sweep_csv(options->sweep);
+    const std::string title = options->title.empty() ? "zkpipe report: " + options->trace : options->title;
+    write_text(options->output, render_report(title, trace::read_csv_file(options->trace), sweep));
+    std::cout << fmt::format("report written to {}\n", options->output);
+  }));
+}
+
+}  // namespace
+
+void add_model_commands(CLI::App& app) {
+  add_simulate(app);
+  add_sweep(app);
+  add_calibrate(app);
+  add_compare(app);
+  add_report(app);
+}
+
+}  // namespace zkpipe::tools
