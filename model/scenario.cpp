@@ -34,20 +34,40 @@ namespace {
 
 constexpr double gib = double(1ull << 30);
 
-std::string where(const toml::node& node, const std::string& origin) {
-  const auto& source = node.source();
-  const std::string file = source.path ? *source.path : origin;
-  return source.begin.line ? fmt::format("{}:{}", file, source.begin.line) : file;
+// Where each dotted key was written. Copies of toml++ nodes lose their source regions, and a
+// scenario is a merge of copies (calibration, scenario, sweep values), so positions are taken
+// from the parsed files before merging.
+using SourceMap = std::map<std::string, toml::source_region>;
+
+void collect_sources(const toml::table& table, const std::string& prefix, SourceMap& sources) {
+  for (const auto& [key, node] : table) {
+    const std::string dotted = prefix + std::string(key.str());
+    sources[dotted] = node.source();
+    if (const toml::table* child = node.as_table()) collect_sources(*child, dotted + ".", sources);
+  }
+}
+
+std::string where(const SourceMap& sources, const std::string& dotted_key, const std::string& origin) {
+  const auto found = sources.find(dotted_key);
+  if (found == sources.end() || !found->second.begin.line) return origin;
+  const auto& source = found->second;
+  return fmt::format("{}:{}", source.path ? *source.path : origin, source.begin.line);
 }
 
 // Reads one TOML table strictly: every key must be asked for, every value in range.
 class TableReader {
  public:
-  TableReader(const toml::table& table, std::string prefix, std::string origin)
-      : table_(table), prefix_(std::move(prefix)), origin_(std::move(origin)) {}
+  TableReader(const toml::table& table, std::string prefix, std::string origin, const SourceMap& sources)
+      : table_(table), prefix_(std::move(prefix)), origin_(std::move(origin)), sources_(sources) {}
 
-  [[noreturn]] void fail(const toml::node& node, std::string_view key, const std::string& what) const {
-    throw ScenarioError(fmt::format("{}: {}{}: {}", where(node, origin_), prefix_, key, what));
+  [[noreturn]] void fail(std::string_view key, const std::string& what) const {
+    const std::string dotted = prefix_ + std::string(key);
+    throw ScenarioError(fmt::format("{}: {}: {}", where(sources_, dotted, origin_), dotted, what));
+  }
+
+  // Where this table was written ("file:line"), for errors about what it lacks.
+  std::string location() const {
+    return where(sources_, prefix_.empty() ? "" : prefix_.substr(0, prefix_.size() - 1), origin_);
   }
 
   const toml::node* find(std::string_view key) {
@@ -60,9 +80,9 @@ class TableReader {
     if (!node) return fallback;
     const auto value = node->value<double>();
     if (!value || !(node->is_integer() || node->is_floating_point()))
-      fail(*node, key, "expected a number");
+      fail(key, "expected a number");
     if (!(*value >= min && *value <= max))
-      fail(*node, key, fmt::format("{} is out of range [{}, {}]; fix the value", *value, min, max));
+      fail(key, fmt::format("{} is out of range [{}, {}]; fix the value", *value, min, max));
     return *value;
   }
 
@@ -70,7 +90,7 @@ class TableReader {
     if (!table_.get(key))
       throw ScenarioError(fmt::format(
           "{}: missing {}{}: set it, or include a calibration file that sets it (calibration = \"...\")",
-          where(table_, origin_), prefix_, key));
+          location(), prefix_, key));
     return number(key, 0, min, max);
   }
 
@@ -78,10 +98,10 @@ class TableReader {
                         std::uint64_t max) {
     const toml::node* node = find(key);
     if (!node) return fallback;
-    if (!node->is_integer()) fail(*node, key, "expected an integer");
+    if (!node->is_integer()) fail(key, "expected an integer");
     const std::int64_t value = *node->value<std::int64_t>();
     if (value < std::int64_t(min) || std::uint64_t(value) > max)
-      fail(*node, key, fmt::format("{} is out of range [{}, {}]; fix the value", value, min, max));
+      fail(key, fmt::format("{} is out of range [{}, {}]; fix the value", value, min, max));
     return std::uint64_t(value);
   }
 
@@ -93,47 +113,48 @@ class TableReader {
     std::string listed;
     for (std::string_view option : allowed) listed += fmt::format("{}\"{}\"", listed.empty() ? "" : ", ", option);
     if (!value || std::find(allowed.begin(), allowed.end(), *value) == allowed.end())
-      fail(*node, key, fmt::format("expected one of {}", listed));
+      fail(key, fmt::format("expected one of {}", listed));
     return *value;
   }
 
   bool boolean(std::string_view key, bool fallback) {
     const toml::node* node = find(key);
     if (!node) return fallback;
-    if (!node->is_boolean()) fail(*node, key, "expected true or false");
+    if (!node->is_boolean()) fail(key, "expected true or false");
     return *node->value<bool>();
   }
 
   std::string text(std::string_view key, std::string fallback) {
     const toml::node* node = find(key);
     if (!node) return fallback;
-    if (!node->is_string()) fail(*node, key, "expected a string");
+    if (!node->is_string()) fail(key, "expected a string");
     return *node->value<std::string>();
   }
 
   const toml::array* array(std::string_view key) {
     const toml::node* node = find(key);
-    if (node && !node->is_array()) fail(*node, key, "expected an array");
+    if (node && !node->is_array()) fail(key, "expected an array");
     return node ? node->as_array() : nullptr;
   }
 
   // The sub-table `key` (an empty table when absent).
   TableReader table(std::string_view key) {
     const toml::node* node = find(key);
-    if (node && !node->is_table()) fail(*node, key, "expected a table [" + prefix_ + std::string(key) + "]");
-    return TableReader(node ? *node->as_table() : empty_, prefix_ + std::string(key) + ".", origin_);
+    if (node && !node->is_table()) fail(key, "expected a table [" + prefix_ + std::string(key) + "]");
+    return TableReader(node ? *node->as_table() : empty_, prefix_ + std::string(key) + ".", origin_, sources_);
   }
 
   const toml::table& raw() const { return table_; }
   const std::string& origin() const { return origin_; }
   const std::string& prefix() const { return prefix_; }
+  const SourceMap& sources() const { return sources_; }
 
   void mark_known(std::string_view key) { known_.insert(std::string(key)); }
 
   void reject_unknown_keys() const {
     for (const auto& [key, node] : table_)
       if (!known_.contains(std::string(key.str())))
-        fail(node, key.str(), "unknown key; see scenarios/README.md for the keys a scenario takes");
+        fail(key.str(), "unknown key; see scenarios/README.md for the keys a scenario takes");
   }
 
  private:
@@ -142,6 +163,7 @@ class TableReader {
   std::string prefix_;
   std::string origin_;
   std::set<std::string> known_;
+  const SourceMap& sources_;
 };
 
 constexpr int max_loading_threads = 256;
@@ -155,7 +177,7 @@ H2dPathCost read_h2d_path(TableReader table, double link_gbps) {
   for (int threads = 0; threads <= max_loading_threads; ++threads)
     if (!(cost.rate_gbps(link_gbps, threads) > 0))
       throw ScenarioError(fmt::format("{}: [{}]: the H2D cost gives no positive rate at {} loading threads; refit it",
-                                      where(table.raw(), table.origin()), table.prefix(), threads));
+                                      table.location(), table.prefix(), threads));
   table.reject_unknown_keys();
   return cost;
 }
@@ -181,14 +203,14 @@ Calibration read_calibration(TableReader& root, double link_gbps) {
   for (const auto& [key, node] : phases.raw()) {
     const auto phase = trace::parse_phase(key.str());
     if (!phase || !trace::is_gpu_compute(*phase))
-      phases.fail(node, key.str(), "not a GPU compute phase (ntt, msm_h, msm_l, msm_a, msm_b1, msm_b2, batch_add, tail_msm)");
+      phases.fail(key.str(), "not a GPU compute phase (ntt, msm_h, msm_l, msm_a, msm_b1, msm_b2, batch_add, tail_msm)");
     TableReader cost = phases.table(key.str());
     calibration.gpu_phase_cost[*phase] = {cost.number("fixed_s", 0, -1e4, 1e4), cost.number("per_mitem_s", 0, 0, 1e4)};
     cost.reject_unknown_keys();
   }
   if (calibration.gpu_phase_cost.empty())
     throw ScenarioError(fmt::format("{}: no [gpu_phase_cost.<phase>] table: give at least one GPU phase's cost, or include a calibration file",
-                                    where(root.raw(), root.origin())));
+                                    root.location()));
   return calibration;
 }
 
@@ -197,10 +219,10 @@ double pcie_generation_gbps(std::uint64_t generation) {
   return 55.3 / std::pow(2.0, double(5 - std::int64_t(generation)));
 }
 
-Scenario read_scenario(const toml::table& table, const std::string& origin) {
+Scenario read_scenario(const toml::table& table, const std::string& origin, const SourceMap& sources) {
   Scenario scenario;
   scenario.table = table;
-  TableReader root(table, "", origin);
+  TableReader root(table, "", origin, sources);
   scenario.name = root.text("name", std::filesystem::path(origin).stem().string());
   scenario.seed = root.integer("seed", 1, 0, std::numeric_limits<std::int64_t>::max());
   root.mark_known("calibration");
@@ -211,7 +233,7 @@ Scenario read_scenario(const toml::table& table, const std::string& origin) {
   const bool generation_given = hardware.raw().contains("pcie_generation");
   const bool rate_given = hardware.raw().contains("pcie_h2d_gbps");
   if (generation_given && rate_given)
-    hardware.fail(*hardware.raw().get("pcie_h2d_gbps"), "pcie_h2d_gbps", "give pcie_generation or pcie_h2d_gbps, not both");
+    hardware.fail("pcie_h2d_gbps", "give pcie_generation or pcie_h2d_gbps, not both");
   scenario.hardware.pcie_h2d_gbps =
       rate_given ? hardware.number("pcie_h2d_gbps", 0, 0.1, 1e4)
                  : pcie_generation_gbps(hardware.integer("pcie_generation", 5, 3, 6));
@@ -227,7 +249,7 @@ Scenario read_scenario(const toml::table& table, const std::string& origin) {
   scenario.workload.zero_scalar_share = workload.number("zero_scalar_share", 0, 0, 1);
   scenario.workload.one_scalar_share = workload.number("one_scalar_share", 0, 0, 1);
   if (scenario.workload.zero_scalar_share + scenario.workload.one_scalar_share > 1)
-    workload.fail(*workload.raw().get("one_scalar_share"), "one_scalar_share", "zero_scalar_share + one_scalar_share exceeds 1");
+    workload.fail("one_scalar_share", "zero_scalar_share + one_scalar_share exceeds 1");
   scenario.workload.srs_bytes = std::uint64_t(workload.number("srs_gib", 0, 0, 4096) * gib);
   workload.reject_unknown_keys();
 
@@ -252,7 +274,7 @@ Scenario read_scenario(const toml::table& table, const std::string& origin) {
   if (const toml::array* deaths = faults.array("worker_death_s")) {
     for (const toml::node& death : *deaths) {
       const auto seconds = death.value<double>();
-      if (!seconds || *seconds < 0) faults.fail(death, "worker_death_s", "expected seconds >= 0");
+      if (!seconds || *seconds < 0) faults.fail("worker_death_s", "expected seconds >= 0");
       scenario.faults.worker_death_s.push_back(*seconds);
     }
   }
@@ -313,7 +335,7 @@ std::vector<toml::array> sweep_values(TableReader& sweep) {
     if (const toml::array* list = node.as_array()) {
       values = *list;
     } else if (const toml::table* range = node.as_table()) {
-      TableReader reader(*range, "sweep." + std::string(key.str()) + ".", sweep.origin());
+      TableReader reader(*range, "sweep." + std::string(key.str()) + ".", sweep.origin(), sweep.sources());
       const double from = reader.number("from", 0, -1e12, 1e12);
       const double to = reader.number("to", 0, -1e12, 1e12);
       const double step = reader.number("step", 1, 1e-12, 1e12);
@@ -323,9 +345,9 @@ std::vector<toml::array> sweep_values(TableReader& sweep) {
       for (double value = from; value <= to + step * 1e-9; value += step)
         integers ? values.push_back(std::int64_t(std::llround(value))) : values.push_back(value);
     } else {
-      sweep.fail(node, key.str(), "expected a list of values or a range { from, to, step }");
+      sweep.fail(key.str(), "expected a list of values or a range { from, to, step }");
     }
-    if (values.empty()) sweep.fail(node, key.str(), "the sweep gives no values");
+    if (values.empty()) sweep.fail(key.str(), "the sweep gives no values");
     axes.push_back(std::move(values));
   }
   return axes;
@@ -335,36 +357,43 @@ std::vector<toml::array> sweep_values(TableReader& sweep) {
 
 LoadedScenario parse_scenario_text(std::string_view text, const std::string& origin,
                                    const std::filesystem::path& directory) {
-  toml::table own = parse_toml(text, origin);
+  const toml::table own = parse_toml(text, origin);
   toml::table merged;
+  SourceMap sources;
   if (const toml::node* include = own.get("calibration")) {
     const auto relative = include->value<std::string>();
-    if (!relative) throw ScenarioError(fmt::format("{}: calibration: expected a file name", where(*include, origin)));
+    collect_sources(own, "", sources);
+    if (!relative) throw ScenarioError(fmt::format("{}: calibration: expected a file name", where(sources, "calibration", origin)));
     const std::filesystem::path path = directory / *relative;
     std::ifstream in(path);
     if (!in)
       throw ScenarioError(fmt::format("{}: calibration: cannot open {}; the path is relative to the scenario file",
-                                      where(*include, origin), path.string()));
+                                      where(sources, "calibration", origin), path.string()));
     std::ostringstream calibration_text;
     calibration_text << in.rdbuf();
     merged = parse_toml(calibration_text.str(), path.string());
+    collect_sources(merged, "", sources);
   }
+  collect_sources(own, "", sources);  // the scenario's own keys win, in values and in positions
   merge_into(merged, own);
 
   LoadedScenario loaded;
   toml::table sweep_table;
   if (toml::node* sweep = merged.get("sweep")) {
-    if (!sweep->is_table()) throw ScenarioError(fmt::format("{}: sweep: expected a table [sweep]", where(*sweep, origin)));
+    if (!sweep->is_table())
+      throw ScenarioError(fmt::format("{}: sweep: expected a table [sweep]", where(sources, "sweep", origin)));
     sweep_table = *sweep->as_table();
     merged.erase("sweep");
   }
-  loaded.base = read_scenario(merged, origin);
+  loaded.base = read_scenario(merged, origin, sources);
 
-  TableReader sweep(sweep_table, "sweep.", origin);
+  TableReader sweep(sweep_table, "sweep.", origin, sources);
   const std::vector<toml::array> axes = sweep_values(sweep);
   if (axes.empty()) return loaded;
   std::vector<std::string> keys;
   for (const auto& [key, node] : sweep_table) keys.emplace_back(key.str());
+  SourceMap point_sources = sources;
+  for (const std::string& key : keys) point_sources[key] = sources["sweep." + key];  // errors point at the sweep line
   std::vector<std::size_t> index(axes.size(), 0);
   while (true) {
     toml::table point_table = merged;
@@ -375,7 +404,7 @@ LoadedScenario parse_scenario_text(std::string_view text, const std::string& ori
       point.settings.emplace_back(keys[axis], value_text(value));
     }
     try {
-      point.scenario = read_scenario(point_table, origin);
+      point.scenario = read_scenario(point_table, origin, point_sources);
     } catch (const ScenarioError& error) {
       std::string settings;
       for (const auto& [key, value] : point.settings) settings += fmt::format(" {}={}", key, value);
@@ -404,7 +433,7 @@ Scenario with_setting(const Scenario& scenario, const std::string& key, const st
   const toml::table parsed = parse_toml("value = " + value_toml, "setting " + key);
   toml::table table = scenario.table;
   set_at_path(table, key, *parsed.get("value"));
-  Scenario changed = read_scenario(table, scenario.file.empty() ? scenario.name : scenario.file.string());
+  Scenario changed = read_scenario(table, "setting " + key, SourceMap{});
   changed.name = scenario.name;
   changed.file = scenario.file;
   return changed;

@@ -90,6 +90,14 @@ struct Simulation {
                      start_s, sg4::Engine::get_clock(), bytes, items});
   }
 
+  // Synthesis threads slow each other down (memory bandwidth, caches): with n synthesizing, the
+  // CPU host runs at pstate n-1, whose speed is 1 / (1 + slowdown * (n - 1)), so every running
+  // execution stretches for exactly as long as the contention lasts.
+  void set_synthesizing(std::uint32_t threads) {
+    synthesizing = threads;
+    cpu->set_pstate(int(std::max<std::uint32_t>(threads, 1) - 1));
+  }
+
   void execute(sg4::Host* host, double seconds) {
     if (seconds <= 0) return;
     sg4::Exec::init()->set_flops_amount(seconds)->set_host(host)->start()->wait();
@@ -138,11 +146,9 @@ void synthesis_thread(Simulation& sim, std::uint32_t thread) {
                  resource, asked_s, 0, 0);
 
     const double start_s = sg4::Engine::get_clock();
-    const std::uint32_t concurrent = ++sim.synthesizing;
-    const double seconds = calibration.synth_core_s_per_mconstraint * double(workload.constraints_per_partition) / 1e6 *
-                           (1 + calibration.synth_slowdown_per_extra_thread * double(concurrent - 1));
-    sim.execute(sim.cpu, seconds);
-    --sim.synthesizing;
+    sim.set_synthesizing(sim.synthesizing + 1);
+    sim.execute(sim.cpu, calibration.synth_core_s_per_mconstraint * double(workload.constraints_per_partition) / 1e6);
+    sim.set_synthesizing(sim.synthesizing - 1);
     sim.record(grant.partition, Phase::synth, resource, start_s, workload.partition_host_bytes(),
                workload.constraints_per_partition);
     std::unique_lock lock(*sim.policy_mutex);
@@ -218,8 +224,12 @@ void gpu_worker(Simulation& sim, policy::WorkerId worker) {
 void build_platform(Simulation& sim) {
   const Hardware& hardware = sim.scenario.hardware;
   sg4::NetZone* zone = sg4::create_full_zone("host0");
-  // Speeds of 1 flop/s: an execution's flops are its seconds on one core or one GPU.
-  sim.cpu = zone->create_host("cpu", 1.0)->set_core_count(int(hardware.cores))->seal();
+  // Speeds of 1 flop/s (the CPU at pstate 0): an execution's flops are its seconds on one core or one GPU.
+  std::vector<double> speed_by_synthesizing_threads;
+  for (std::uint32_t threads = 1; threads <= std::max<std::uint32_t>(sim.scenario.policy.synthesis_threads, 1); ++threads)
+    speed_by_synthesizing_threads.push_back(
+        1.0 / (1 + sim.scenario.calibration.synth_slowdown_per_extra_thread * double(threads - 1)));
+  sim.cpu = zone->create_host("cpu", speed_by_synthesizing_threads)->set_core_count(int(hardware.cores))->seal();
   const sg4::Link* memory_bus = zone->create_link("membus", hardware.host_memory_gbps * 1e9)->set_latency(0)->seal();
   for (std::uint32_t index = 0; index < hardware.gpus; ++index) {
     Gpu gpu;

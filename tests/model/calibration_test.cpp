@@ -1,0 +1,97 @@
+// Tests of calibration: the fit of the shipped H200 H2D measurements, and recovering known
+// parameters from simulated traces written with their sidecars.
+#include <fstream>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "calibration.hpp"
+#include "compare.hpp"
+#include "sidecar_facts.hpp"
+#include "simulation.hpp"
+#include "test_support.hpp"
+#include "trace/sidecar.hpp"
+#include "trace/summary.hpp"
+#include "trace/trace_csv.hpp"
+
+namespace zkpipe::model {
+namespace {
+
+TEST(Calibration, H200BenchmarkFitReproducesEveryMeasurementWithinThreePercent) {
+  const auto rows = read_h2d_benchmark(testing::source_dir() / "scenarios/calibration/h200-h2d.csv");
+  ASSERT_EQ(rows.size(), 9u);
+  const CalibrationFit fit = fit_h2d_benchmark(rows, std::nullopt);
+  const double link = idle_pinned_gbps(rows);
+  for (const H2dBenchmarkRow& row : rows) {
+    const H2dPathCost& path = row.mode == "pageable" ? *fit.h2d_pageable : *fit.h2d_pinned;
+    EXPECT_NEAR(path.rate_gbps(link, row.thrash_threads), row.h2d_gbps, 0.03 * row.h2d_gbps) << row.mode << " "
+                                                                                              << row.thrash_threads;
+  }
+  // more memory load never speeds a copy up, across the table's range
+  for (int threads = 1; threads <= 16; ++threads) {
+    EXPECT_LE(fit.h2d_pinned->rate_gbps(link, threads), fit.h2d_pinned->rate_gbps(link, threads - 1));
+    EXPECT_LE(fit.h2d_pageable->rate_gbps(link, threads), fit.h2d_pageable->rate_gbps(link, threads - 1));
+  }
+  const std::string toml = calibration_toml(fit, "test");
+  EXPECT_NE(toml.find("[h2d.pageable]"), std::string::npos);
+}
+
+TEST(Calibration, RecoversKnownParametersFromSimulatedTraces) {
+  testing::ScratchDirectory scratch;
+  const Scenario truth = parse_scenario_text(testing::small_scenario_text(), "small.toml", ".").base;
+  std::vector<std::filesystem::path> traces;
+  for (const char* staging : {"\"pinned\"", "\"pageable\""})
+    for (const char* threads : {"1", "3", "6"})
+      for (const char* constraints : {"524288", "1048576"}) {
+        Scenario scenario = with_setting(truth, "policy.staging", staging);
+        scenario = with_setting(scenario, "policy.synthesis_threads", threads);
+        scenario = with_setting(scenario, "workload.constraints_per_partition", constraints);
+        scenario = with_setting(scenario, "policy.partitions_in_flight", "8");
+        scenario = with_setting(scenario, "policy.pool_slabs", "8");
+        const auto path = scratch.path() / fmt::format("trace{}.csv", traces.size());
+        trace::write_csv_file(path, simulate(scenario).spans);
+        trace::write_sidecar(trace::sidecar_path_for(path), simulation_sidecar(scenario));
+        traces.push_back(path);
+      }
+  const CalibrationFit fit = fit_traces(traces);
+  ASSERT_EQ(fit.gpu_phase_cost.size(), truth.calibration.gpu_phase_cost.size());
+  for (const auto& [phase, cost] : truth.calibration.gpu_phase_cost) {
+    EXPECT_NEAR(fit.gpu_phase_cost.at(phase).fixed_s, cost.fixed_s, 1e-6) << trace::phase_name(phase);
+    EXPECT_NEAR(fit.gpu_phase_cost.at(phase).per_mitem_s, cost.per_mitem_s, 1e-6) << trace::phase_name(phase);
+  }
+  ASSERT_TRUE(fit.synth_core_s_per_mconstraint && fit.synth_slowdown_per_extra_thread);
+  EXPECT_NEAR(*fit.synth_core_s_per_mconstraint, truth.calibration.synth_core_s_per_mconstraint, 0.01 * 0.5);
+  EXPECT_NEAR(*fit.synth_slowdown_per_extra_thread, truth.calibration.synth_slowdown_per_extra_thread, 0.002);
+  ASSERT_TRUE(fit.h2d_pinned && fit.h2d_pageable);
+  for (double threads : {0.0, 2.0, 4.0, 6.0}) {
+    const double link = truth.hardware.pcie_h2d_gbps;
+    EXPECT_NEAR(fit.h2d_pinned->rate_gbps(link, threads), truth.calibration.h2d_pinned.rate_gbps(link, threads),
+                0.05 * truth.calibration.h2d_pinned.rate_gbps(link, threads)) << threads;
+    EXPECT_NEAR(fit.h2d_pageable->rate_gbps(link, threads), truth.calibration.h2d_pageable.rate_gbps(link, threads),
+                0.05 * truth.calibration.h2d_pageable.rate_gbps(link, threads)) << threads;
+  }
+  EXPECT_NEAR(*fit.assemble_s, truth.calibration.assemble_s, 1e-3);
+  EXPECT_FALSE(format_fit_reports(fit.reports).empty());
+}
+
+TEST(Compare, ReportsPointsForUtilizationAndPercentForTheRest) {
+  trace::TraceSummary measured, simulated;
+  measured.gpu_utilization = 0.80;
+  simulated.gpu_utilization = 0.75;
+  measured.partitions_per_s = 2.0;
+  simulated.partitions_per_s = 2.2;
+  const auto errors = compare_summaries(measured, simulated);
+  auto error_of = [&](const std::string& metric) {
+    for (const MetricError& error : errors)
+      if (error.metric == metric) return error;
+    ADD_FAILURE() << "no metric " << metric;
+    return MetricError{};
+  };
+  EXPECT_NEAR(error_of("gpu_utilization").error, -5.0, 1e-9);
+  EXPECT_EQ(error_of("gpu_utilization").error_unit, "points");
+  EXPECT_NEAR(error_of("partitions_per_s").error, 10.0, 1e-9);
+  EXPECT_NE(format_comparison(errors).find("partitions_per_s"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace zkpipe::model

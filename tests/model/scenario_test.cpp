@@ -1,0 +1,104 @@
+// Tests of scenario loading: strictness (unknown keys, ranges, types name file, line and key),
+// calibration includes, sweeps and settings.
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "scenario.hpp"
+#include "test_support.hpp"
+
+namespace zkpipe::model {
+namespace {
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_scenario_text(text, "scenario.toml", ".");
+  } catch (const ScenarioError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(Scenario, ReadsTheSmallScenario) {
+  const Scenario scenario = parse_scenario_text(testing::small_scenario_text(), "small.toml", ".").base;
+  EXPECT_EQ(scenario.name, "small");
+  EXPECT_EQ(scenario.seed, 7u);
+  EXPECT_EQ(scenario.workload.partitions, 12u);
+  EXPECT_EQ(scenario.policy.pool_slabs, 3u);
+  EXPECT_DOUBLE_EQ(scenario.hardware.pcie_h2d_gbps, 55.3);
+  EXPECT_EQ(scenario.calibration.gpu_phase_cost.size(), 3u);
+}
+
+TEST(Scenario, AnUnknownKeyNamesFileLineAndKey) {
+  std::string text = testing::small_scenario_text();
+  text.replace(text.find("[policy]\n"), 9, "[policy]\npool_slab = 4\n");
+  const std::string error = error_of(text);
+  EXPECT_NE(error.find("scenario.toml:16"), std::string::npos) << error;
+  EXPECT_NE(error.find("policy.pool_slab"), std::string::npos) << error;
+  EXPECT_NE(error.find("unknown key"), std::string::npos) << error;
+}
+
+TEST(Scenario, AnOutOfRangeValueNamesFileLineAndKey) {
+  std::string text = testing::small_scenario_text();
+  text.replace(text.find("synthesis_threads = 4"), 21, "synthesis_threads = 0");
+  const std::string error = error_of(text);
+  EXPECT_NE(error.find("scenario.toml:16"), std::string::npos) << error;
+  EXPECT_NE(error.find("policy.synthesis_threads"), std::string::npos) << error;
+  EXPECT_NE(error.find("out of range"), std::string::npos) << error;
+}
+
+TEST(Scenario, AWrongTypeAndAnImpossibleBudgetAreErrors) {
+  std::string text = testing::small_scenario_text();
+  text.replace(text.find("staging = \"pinned\""), 18, "staging = 3");
+  EXPECT_NE(error_of(text).find("policy.staging"), std::string::npos);
+  text = testing::small_scenario_text();
+  text.replace(text.find("host_budget_gib = 4"), 19, "host_budget_gib = 0.01");
+  EXPECT_NE(error_of(text).find("budget"), std::string::npos) << error_of(text);
+}
+
+TEST(Scenario, AMissingCostAsksForACalibration) {
+  std::string text = testing::small_scenario_text();
+  text.erase(text.find("[synthesis]"), text.find("[cpu]") - text.find("[synthesis]"));
+  EXPECT_NE(error_of(text).find("synthesis.core_s_per_mconstraint"), std::string::npos) << error_of(text);
+}
+
+TEST(Scenario, IncludesACalibrationThatItsOwnKeysOverride) {
+  testing::ScratchDirectory scratch;
+  std::ofstream(scratch.path() / "cal.toml") << "[synthesis]\ncore_s_per_mconstraint = 9.0\nslowdown_per_extra_thread = 0.5\n";
+  std::string text = testing::small_scenario_text();
+  text.erase(text.find("[synthesis]"), text.find("[cpu]") - text.find("[synthesis]"));
+  text = "calibration = \"cal.toml\"\n" + text + "\n[synthesis]\nslowdown_per_extra_thread = 0.25\n";
+  const Scenario scenario = parse_scenario_text(text, "s.toml", scratch.path()).base;
+  EXPECT_DOUBLE_EQ(scenario.calibration.synth_core_s_per_mconstraint, 9.0);
+  EXPECT_DOUBLE_EQ(scenario.calibration.synth_slowdown_per_extra_thread, 0.25);
+}
+
+TEST(Scenario, ASweepExpandsToTheCartesianProduct) {
+  const std::string text = testing::small_scenario_text() +
+                           "\n[sweep]\n\"policy.synthesis_threads\" = { from = 2, to = 6, step = 2 }\n"
+                           "\"policy.pool_slabs\" = [1, 2]\n";
+  const LoadedScenario loaded = parse_scenario_text(text, "s.toml", ".");
+  ASSERT_EQ(loaded.sweep_points.size(), 6u);
+  EXPECT_EQ(loaded.sweep_points[0].settings[0].first, "policy.pool_slabs");
+  EXPECT_EQ(loaded.sweep_points[5].scenario.policy.synthesis_threads, 6u);
+  EXPECT_EQ(loaded.sweep_points[5].scenario.policy.pool_slabs, 2u);
+}
+
+TEST(Scenario, ASweepOfAnUnknownKeyIsAnError) {
+  const std::string text = testing::small_scenario_text() + "\n[sweep]\n\"policy.threads\" = [1, 2]\n";
+  EXPECT_NE(error_of(text).find("policy.threads"), std::string::npos) << error_of(text);
+}
+
+TEST(Scenario, ASettingChangesOneKeyAndIsValidated) {
+  const Scenario scenario = parse_scenario_text(testing::small_scenario_text(), "s.toml", ".").base;
+  EXPECT_EQ(with_setting(scenario, "policy.staging", "\"pageable\"").policy.staging, policy::Staging::pageable);
+  EXPECT_THROW(with_setting(scenario, "policy.pool_slabs", "-1"), ScenarioError);
+}
+
+TEST(Scenario, ShippedScenariosLoad) {
+  for (const auto& entry : std::filesystem::directory_iterator(testing::source_dir() / "scenarios"))
+    if (entry.path().extension() == ".toml") EXPECT_NO_THROW(load_scenario_file(entry.path())) << entry.path();
+}
+
+}  // namespace
+}  // namespace zkpipe::model

@@ -1,0 +1,130 @@
+// Tests of the SimGrid model: byte-identical traces for a scenario and seed, the seed's
+// pageable-vs-pinned predictions, pipeline invariants on simulated traces, one engine per process.
+#include <algorithm>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "child_process.hpp"
+#include "scenario.hpp"
+#include "simulation.hpp"
+#include "sweep.hpp"
+#include "test_support.hpp"
+#include "trace/summary.hpp"
+#include "trace/trace_csv.hpp"
+
+namespace zkpipe::model {
+namespace {
+
+Scenario small_scenario() { return parse_scenario_text(testing::small_scenario_text(), "small.toml", ".").base; }
+
+TEST(Simulation, TheSameScenarioAndSeedGiveAByteIdenticalTrace) {
+  const Scenario scenario = with_setting(small_scenario(), "faults.gpu_error_probability", "0.3");
+  const std::string first = trace::to_csv(simulate(scenario).spans);
+  const std::string second = trace::to_csv(simulate(scenario).spans);
+  EXPECT_EQ(first, second);
+  const std::string other_seed = trace::to_csv(simulate(with_setting(scenario, "seed", "8")).spans);
+  EXPECT_NE(first, other_seed) << "the seed should decide which attempts fail";
+}
+
+TEST(Simulation, SeedScenarioPageableNearHalfPinnedAboveNinetyPercent) {
+  const LoadedScenario seed = load_scenario_file(testing::source_dir() / "scenarios/seed-pageable-vs-pinned.toml");
+  std::map<std::string, trace::TraceSummary> by_staging;
+  for (const SweepPoint& point : seed.sweep_points)
+    by_staging[std::string(policy::staging_name(point.scenario.policy.staging))] =
+        trace::summarize(simulate(point.scenario).spans);
+  ASSERT_EQ(by_staging.size(), 2u);
+  EXPECT_GE(seed.base.policy.synthesis_threads, 20u);
+  EXPECT_NEAR(by_staging["pageable"].gpu_utilization, 0.5, 0.1);
+  EXPECT_LE(by_staging["pageable"].h2d_gbps, 4.0);  // the seed's "1-4 GB/s"
+  EXPECT_GE(by_staging["pinned"].gpu_utilization, 0.9);
+  EXPECT_GT(by_staging["pinned"].partitions_per_s, 1.5 * by_staging["pageable"].partitions_per_s);
+}
+
+// Per partition and attempt: synth, then h2d, then the GPU phases, then assemble; every
+// partition proved exactly once or failed; GPU compute sections of one GPU never overlap.
+void expect_pipeline_invariants(const Scenario& scenario, const SimulationResult& result) {
+  EXPECT_EQ(result.proved + result.failed, scenario.workload.partitions);
+  std::map<std::uint32_t, int> assembled;
+  std::map<std::uint32_t, std::vector<const trace::Span*>> by_partition;
+  std::map<std::string, std::vector<std::pair<double, double>>> compute_by_gpu;
+  for (const trace::Span& span : result.spans) {
+    by_partition[span.partition].push_back(&span);
+    if (span.phase == trace::Phase::assemble) ++assembled[span.partition];
+    if (trace::is_gpu_compute(span.phase))
+      compute_by_gpu[trace::gpu_of_resource(span.resource)].emplace_back(span.start_s, span.end_s);
+  }
+  EXPECT_EQ(assembled.size(), result.proved);
+  for (const auto& [partition, count] : assembled) EXPECT_EQ(count, 1) << "partition " << partition;
+  for (auto& [partition, spans] : by_partition) {
+    double synth_end_s = -1, h2d_end_s = -1;
+    for (const trace::Span* span : spans) {
+      if (span->phase == trace::Phase::synth) synth_end_s = span->end_s;
+      if (span->phase == trace::Phase::h2d) {
+        EXPECT_GE(span->start_s, synth_end_s) << "partition " << partition << " copied before synthesis";
+        h2d_end_s = span->end_s;
+      }
+      if (trace::is_gpu_compute(span->phase)) EXPECT_GE(span->start_s, h2d_end_s) << "partition " << partition;
+    }
+  }
+  for (auto& [gpu, intervals] : compute_by_gpu) {
+    std::ranges::sort(intervals);
+    for (std::size_t i = 1; i < intervals.size(); ++i) EXPECT_GE(intervals[i].first, intervals[i - 1].second - 1e-12) << gpu;
+  }
+}
+
+TEST(Simulation, PipelineInvariantsHoldWithFaults) {
+  for (const auto& [setting, value] : std::vector<std::pair<std::string, std::string>>{
+           {"faults.gpu_error_probability", "0.4"},
+           {"faults.worker_death_s", "[1.0, 2.5]"},
+           {"faults.pinned_allocation_fails", "true"},
+           {"hardware.copy_engines_h2d", "2"}}) {
+    SCOPED_TRACE(setting + " = " + value);
+    const Scenario scenario = with_setting(small_scenario(), setting, value);
+    const SimulationResult result = simulate(scenario);
+    expect_pipeline_invariants(scenario, result);
+    if (setting == "faults.gpu_error_probability") {
+      EXPECT_GT(result.failed_attempts, 0u);
+    } else if (setting == "faults.worker_death_s") {
+      EXPECT_EQ(result.proved, scenario.workload.partitions);  // two of the four workers remain
+    } else if (setting == "faults.pinned_allocation_fails") {
+      EXPECT_LT(trace::summarize(result.spans).h2d_gbps, 10.0);  // every copy took the pageable path
+    }
+  }
+}
+
+TEST(Simulation, OneEnginePerProcessIsEnforced) {
+  const Scenario scenario = small_scenario();
+  EXPECT_THROW(run_in_children(
+                   1,
+                   [&](std::size_t) {
+                     simulate_in_this_process(scenario);
+                     simulate_in_this_process(scenario);
+                     return std::string();
+                   },
+                   1),
+               ChildProcessError);
+}
+
+TEST(Sweep, RunsEveryPointInItsOwnProcess) {
+  const std::string text = testing::small_scenario_text() + "\n[sweep]\n\"policy.synthesis_threads\" = [1, 4]\n\"policy.pool_slabs\" = [1, 3]\n";
+  const LoadedScenario loaded = parse_scenario_text(text, "s.toml", ".");
+  std::size_t progress_calls = 0;
+  const SweepTable table = run_sweep(loaded.sweep_points, 2, [&](std::size_t, std::size_t) { ++progress_calls; });
+  ASSERT_EQ(table.rows.size(), 4u);
+  EXPECT_EQ(progress_calls, 4u);
+  const std::size_t utilization = table.column("gpu_utilization");
+  const std::size_t rate = table.column("partitions_per_s");
+  for (const auto& row : table.rows) {
+    EXPECT_GT(std::stod(row[utilization]), 0.0);
+    EXPECT_LE(std::stod(row[utilization]), 1.0);
+  }
+  // points are ordered pool_slabs-major: (1,1) (1,4) (3,1) (3,4); more threads and slabs help here
+  EXPECT_GT(std::stod(table.rows[3][rate]), std::stod(table.rows[0][rate]));
+  testing::ScratchDirectory scratch;
+  write_sweep_csv(scratch.path() / "sweep.csv", table);
+  EXPECT_EQ(read_sweep_csv(scratch.path() / "sweep.csv").rows, table.rows);
+}
+
+}  // namespace
+}  // namespace zkpipe::model

@@ -1,0 +1,92 @@
+// Tests of the shared trace schema: CSV round trip, errors naming line and column, the summary
+// on a hand-made trace, and the Chrome trace export.
+#include <gtest/gtest.h>
+
+#include "test_support.hpp"
+#include "trace/perfetto.hpp"
+#include "trace/sidecar.hpp"
+#include "trace/summary.hpp"
+#include "trace/trace_csv.hpp"
+
+namespace zkpipe::trace {
+namespace {
+
+Trace hand_made_trace() {
+  // One GPU, compute busy 0.5 s of the 1 s between its first and last compute, 2 GB copied in 1 s.
+  return {
+      {"r", Source::measured, 0, Phase::synth, "cpu:0", 0.0, 2.0, 96, 1},
+      {"r", Source::measured, 0, Phase::h2d, "pcie0:h2d", 2.0, 2.5, 1'000'000'000, 1},
+      {"r", Source::measured, 0, Phase::ntt, "gpu0:w0", 2.5, 2.75, 0, 1},
+      {"r", Source::measured, 0, Phase::assemble, "cpu:assemble", 2.75, 2.8, 0, 0},
+      {"r", Source::measured, 1, Phase::wait_pool, "cpu:1", 0.0, 1.0, 0, 0},
+      {"r", Source::measured, 1, Phase::h2d, "pcie0:h2d", 2.5, 3.0, 1'000'000'000, 1},
+      {"r", Source::measured, 1, Phase::msm_h, "gpu0:w1", 3.25, 3.5, 0, 1},
+      {"r", Source::measured, 1, Phase::verify, "cpu:assemble", 3.5, 4.0, 0, 0},
+  };
+}
+
+TEST(TraceCsv, RoundTripsEveryField) {
+  const Trace spans = hand_made_trace();
+  const std::string text = to_csv(spans);
+  const Trace read = read_csv_text("memory", text);
+  ASSERT_EQ(read.size(), spans.size());
+  EXPECT_EQ(to_csv(read), text);
+  EXPECT_EQ(read[1].bytes, 1'000'000'000u);
+  EXPECT_EQ(read[4].phase, Phase::wait_pool);
+  EXPECT_EQ(read[0].source, Source::measured);
+}
+
+TEST(TraceCsv, NamesTheLineAndColumnOfBadInput) {
+  const std::string text = std::string(csv_header) + "\nr,simulated,0,synth,cpu:0,0.0,1.0,10,1\nr,simulated,1,warp,cpu:0,0,1,0,0\n";
+  try {
+    read_csv_text("bad.csv", text);
+    FAIL() << "an unknown phase was accepted";
+  } catch (const TraceError& error) {
+    EXPECT_NE(std::string(error.what()).find("bad.csv:3"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("phase"), std::string::npos) << error.what();
+  }
+  EXPECT_THROW(read_csv_text("header.csv", "a,b,c\n1,2,3\n"), TraceError);
+}
+
+TEST(TraceSummary, ComputesUtilizationBandwidthThroughputAndWaits) {
+  const TraceSummary summary = summarize(hand_made_trace());
+  EXPECT_DOUBLE_EQ(summary.makespan_s, 4.0);
+  EXPECT_EQ(summary.partitions_completed, 2u);
+  EXPECT_DOUBLE_EQ(summary.partitions_per_s, 0.5);
+  EXPECT_DOUBLE_EQ(summary.gpu_utilization, 0.5);  // 0.5 s busy between 2.5 s and 3.5 s
+  EXPECT_DOUBLE_EQ(summary.h2d_gbps, 2.0);
+  EXPECT_DOUBLE_EQ(summary.wait_pool_s, 1.0);
+  EXPECT_DOUBLE_EQ(summary.wait_budget_s, 0.0);
+  ASSERT_FALSE(summary.phases.empty());
+  EXPECT_EQ(summary.phases.front().phase, Phase::synth);
+}
+
+TEST(TraceExport, WritesOneCompleteEventPerSpanAndNamesThreads) {
+  const nlohmann::json chrome = to_chrome_trace(hand_made_trace());
+  std::size_t complete = 0, thread_names = 0;
+  for (const auto& event : chrome["traceEvents"]) {
+    complete += event["ph"] == "X";
+    thread_names += event["name"] == "thread_name";
+  }
+  EXPECT_EQ(complete, hand_made_trace().size());
+  EXPECT_EQ(thread_names, 6u);  // cpu:0 pcie0:h2d gpu0:w0 cpu:assemble cpu:1 gpu0:w1
+}
+
+TEST(TraceSidecar, RoundTripsThroughAFile) {
+  model::testing::ScratchDirectory scratch;
+  Sidecar sidecar;
+  sidecar.source = Source::measured;
+  sidecar.settings = {{"staging", "pinned"}};
+  sidecar.machine = {{"pcie_h2d_gbps", 55.3}};
+  sidecar.versions = {{"zkpipe", "test"}};
+  const auto path = sidecar_path_for(scratch.path() / "run.csv");
+  EXPECT_EQ(path.filename(), "run.json");
+  write_sidecar(path, sidecar);
+  const Sidecar read = read_sidecar(path);
+  EXPECT_EQ(read.source, Source::measured);
+  EXPECT_EQ(read.settings["staging"], "pinned");
+  EXPECT_EQ(read.versions.at("zkpipe"), "test");
+}
+
+}  // namespace
+}  // namespace zkpipe::trace
