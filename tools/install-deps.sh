@@ -6,7 +6,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
 packages=(build-essential cmake pkg-config libsimgrid-dev libeigen3-dev libgtest-dev
           librapidcheck-dev libfccp-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev
-          libfmt-dev libbenchmark-dev nodejs npm)
+          libfmt-dev libbenchmark-dev nodejs npm chromium)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
