@@ -31,8 +31,8 @@ F from_decimal(std::string_view text, std::string_view where) {
   uint64_t c[F::N], m[F::N];
   for (int i = 0; i < F::N; ++i) m[i] = F::params::modulus(i);
   if (!decimal_to_limbs(text, c) || !limbs_less(c, m))
-    fail("{}: '{}' is not a field element (a decimal number below the {}-bit modulus)", where,
-         text.substr(0, 100), F::N * 64);
+    fail("{}: '{}' is not a field element (a decimal number below the field's modulus)", where,
+         text.substr(0, 100));
   return F::from_canonical(c);
 }
 

@@ -1,0 +1,92 @@
+// Bad input gives one clear zk::Error, never a crash: truncated or corrupted keys, malformed
+// JSON, unknown circuits, impossible sizes.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "engine/circuits/circuit.hpp"
+#include "engine/groth16/keys.hpp"
+#include "engine/groth16/setup.hpp"
+#include "engine/groth16/snarkjs_json.hpp"
+#include "engine/r1cs/r1cs.hpp"
+#include "engine/util/error.hpp"
+
+namespace zk::groth16 {
+namespace {
+
+namespace fs = std::filesystem;
+
+class BadInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("zkpipe_bad_input_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    auto circuit = circuits::make_circuit({"dense", 100});
+    r1cs::R1csBuilder builder;
+    circuit->synthesize(builder, 0);
+    write_proving_key(setup(builder.take(), ToxicWaste::from_seed(1), circuit->spec()), key());
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path key() const { return dir_ / "proving.key"; }
+  fs::path write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir_ / name) << text;
+    return dir_ / name;
+  }
+  std::string bytes_of(const fs::path& p) const {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+  }
+  // Expects read to throw zk::Error whose message contains `needle`.
+  template <class Fn>
+  void expect_error(Fn&& read, const std::string& needle) {
+    try {
+      read();
+      ADD_FAILURE() << "no error; expected one mentioning '" << needle << "'";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  }
+  fs::path dir_;
+};
+
+TEST_F(BadInput, TruncatedKeyAtEveryRegion) {
+  std::string whole = bytes_of(key());
+  for (size_t cut : {size_t{0}, size_t{5}, size_t{20}, size_t{200}, whole.size() / 2, whole.size() - 1}) {
+    auto p = write("cut.key", whole.substr(0, cut));
+    EXPECT_THROW(read_proving_key(p), Error) << "cut at " << cut;
+  }
+}
+
+TEST_F(BadInput, CorruptedKey) {
+  std::string whole = bytes_of(key());
+  std::string bad_magic = whole;
+  bad_magic[0] = 'X';
+  expect_error([&] { read_proving_key(write("m.key", bad_magic)); }, "not a zkpipe proving key");
+  std::string bad_point = whole;
+  bad_point[bad_point.size() - 100] ^= 0x5a;  // inside the last G2 point
+  expect_error([&] { read_proving_key(write("p.key", bad_point)); }, "not on the curve");
+  std::string longer = whole + "extra";
+  expect_error([&] { read_proving_key(write("l.key", longer)); }, "bytes");
+  expect_error([&] { read_proving_key(dir_ / "absent.key"); }, "cannot open");
+}
+
+TEST_F(BadInput, MalformedJson) {
+  expect_error([&] { read_proof_json(write("a.json", "{\"pi_a\": [1, 2")); }, "not valid JSON");
+  expect_error([&] { read_proof_json(write("b.json", "{\"pi_a\": [\"1\",\"2\",\"1\"]}")); }, "not a point on the curve");
+  expect_error([&] { read_proof_json(write("c.json", "{\"pi_b\": []}")); }, "missing key");
+  expect_error([&] { read_proof_json(write("d.json", "{\"pi_a\": [1, 2, 1]}")); }, "decimal string");
+  expect_error([&] { read_public_json(write("e.json", "[\"-5\"]")); }, "not a field element");
+  expect_error([&] { read_public_json(write("f.json", "{}")); }, "array");
+  expect_error([&] { read_verifying_key_json(write("g.json", "{\"curve\":\"bn128\"}")); }, "bls12381");
+}
+
+TEST(BadCircuit, UnknownNameAndSizes) {
+  EXPECT_THROW(circuits::make_circuit({"sha256", 100}), Error);
+  EXPECT_THROW(circuits::make_circuit({"dense", 0}), Error);
+  EXPECT_THROW(circuits::make_circuit({"dense", 1}), Error);
+  EXPECT_THROW(circuits::make_circuit({"dense", uint64_t{1} << 40}), Error);
+}
+
+}  // namespace
+}  // namespace zk::groth16

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Each bad invocation must print exactly one "zkpipe: error:" line on stderr, nothing that looks
+# like a crash, and exit with status 1, within a few seconds.
+set -u
+zkpipe=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+expect_error() {
+  local what=$1; shift
+  local err status
+  err=$(timeout 60 "$zkpipe" "$@" 2>&1 >/dev/null); status=$?
+  local lines; lines=$(grep -c "^zkpipe: error:" <<<"$err")
+  if [ "$status" -ne 1 ] || [ "$lines" -ne 1 ]; then
+    echo "FAIL: $what: status $status, stderr: $err"; failures=$((failures + 1))
+  else
+    echo "ok: $what -> $(grep '^zkpipe: error:' <<<"$err")"
+  fi
+}
+
+"$zkpipe" setup --circuit dense --constraints 64 --out-dir "$work/k" >/dev/null || { echo "FAIL: setup"; exit 1; }
+"$zkpipe" prove --key "$work/k/proving.key" --proof "$work/proof.json" --public "$work/public.json" >/dev/null || { echo "FAIL: prove"; exit 1; }
+
+expect_error "unknown circuit" setup --circuit sha256 --constraints 100 --out-dir "$work/x"
+expect_error "size too large for the machine" setup --circuit dense --constraints 250000000 --out-dir "$work/x"
+expect_error "missing key" prove --key "$work/absent.key"
+head -c 1000 "$work/k/proving.key" > "$work/trunc.key"
+expect_error "truncated key" prove --key "$work/trunc.key"
+printf 'garbage' > "$work/garbage.key"
+expect_error "garbage key" prove --key "$work/garbage.key"
+expect_error "unknown backend" prove --key "$work/k/proving.key" --backend opencl
+printf '{"pi_a": [' > "$work/bad.json"
+expect_error "malformed proof JSON" verify --vk "$work/k/verification_key.json" --proof "$work/bad.json" --public "$work/public.json"
+expect_error "malformed public JSON" verify --vk "$work/k/verification_key.json" --proof "$work/proof.json" --public "$work/bad.json"
+expect_error "vk JSON that is a proof" verify --vk "$work/proof.json" --proof "$work/proof.json" --public "$work/public.json"
+
+# A valid proof with a changed public input is rejected (exit 1, "INVALID"), not an error.
+sed '0,/"[0-9]*"/s//"5"/' "$work/public.json" > "$work/public_bad.json"
+out=$("$zkpipe" verify --vk "$work/k/verification_key.json" --proof "$work/proof.json" --public "$work/public_bad.json"); status=$?
+if [ "$status" -ne 1 ] || ! grep -q INVALID <<<"$out"; then echo "FAIL: tampered public input accepted ($status: $out)"; failures=$((failures + 1)); else echo "ok: tampered public input -> $out"; fi
+
+[ "$failures" -eq 0 ] && echo "cli_bad_input: all passed" || { echo "cli_bad_input: $failures failed"; exit 1; }
