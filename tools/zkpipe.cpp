@@ -5,11 +5,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <random>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "engine/circom/circom_job.hpp"
 #include "engine/circuits/circuit.hpp"
 #include "engine/groth16/backend_registry.hpp"
 #include "engine/groth16/keys.hpp"
@@ -91,6 +93,9 @@ struct ProveOptions {
   uint64_t witness_seed = 7;
   std::string backend = "cpu";
   fs::path proof = "proof.json", public_inputs = "public.json";
+  // A circom circuit instead of a built-in one: snarkjs's .zkey, circom's .wtns, optionally the .r1cs.
+  fs::path zkey, wtns;
+  std::optional<fs::path> r1cs;
 };
 
 void print_phases(const PhaseLog& log) {
@@ -105,7 +110,34 @@ void print_phases(const PhaseLog& log) {
   for (const auto& p : order) fmt::print("  {:<10} {:>10.1f} {:>12}\n", p, totals[p].first * 1e3, totals[p].second);
 }
 
-void run_prove(const ProveOptions& o) {
+// The part of proving shared by built-in and circom circuits: prove from rows a, b, c and
+// assignment z, verify, print the phases, and write the JSON only for a proof that verifies.
+void prove_verify_write(groth16::ProverBackend& backend, const groth16::ProvingKey& pk, std::vector<Fr>& a,
+                        std::vector<Fr>& b, std::vector<Fr>& c, const std::vector<Fr>& z, PhaseLog& log,
+                        Clock::time_point start, const ProveOptions& o) {
+  auto split = groth16::split_witness(z);
+  Rng blinding(std::random_device{}() ^ (uint64_t{std::random_device{}()} << 32));
+  auto proof = groth16::prove(backend, pk, a, b, c, z, blinding.field<Fr>(), blinding.field<Fr>(), &log);
+  std::span<const Fr> publics(z.data() + 1, pk.num_public);
+  groth16::Verdict verdict = [&] {
+    auto scope = timed(&log, "verify", 1);
+    return groth16::verify(pk.verifying_key(), proof, publics);
+  }();
+  double total = seconds_since(start);
+  fmt::print("prove: witness {} variables: {} zero, {} one, {} other ({:.0f}% zero or one)\n", z.size(),
+             split.zeros, split.ones.size(), split.significant.size(),
+             100.0 * (split.zeros + split.ones.size()) / z.size());
+  print_phases(log);
+  if (!verdict) fail("the proof did not verify ({}); nothing was written. With --zkey, the witness may be wrong "
+                     "(give --r1cs to find the failing constraint); otherwise this is a bug: please report it",
+                     verdict.reason);
+  groth16::write_proof_json(proof, o.proof);
+  groth16::write_public_json(publics, o.public_inputs);
+  fmt::print("prove: proof verified; wrote {} and {} ({:.2f} s total)\n", o.proof.string(),
+             o.public_inputs.string(), total);
+}
+
+void run_prove_builtin(const ProveOptions& o) {
   auto t0 = Clock::now();
   auto backend = groth16::make_backend(o.backend);
   auto pk = groth16::read_proving_key(o.key);
@@ -119,24 +151,29 @@ void run_prove(const ProveOptions& o) {
   auto start = Clock::now();
   std::vector<Fr> a(pk.domain_size()), b(pk.domain_size()), c(pk.domain_size());
   auto z = groth16::synthesize(*circuit, o.witness_seed, pk, a, b, c, &log);
-  auto split = groth16::split_witness(z);
-  Rng blinding(std::random_device{}() ^ (uint64_t{std::random_device{}()} << 32));
-  auto proof = groth16::prove(*backend, pk, a, b, c, z, blinding.field<Fr>(), blinding.field<Fr>(), &log);
-  std::span<const Fr> publics(z.data() + 1, pk.num_public);
-  groth16::Verdict verdict = [&] {
-    auto scope = timed(&log, "verify", 1);
-    return groth16::verify(pk.verifying_key(), proof, publics);
-  }();
-  double total = seconds_since(start);
-  fmt::print("prove: witness {} variables: {} zero, {} one, {} other ({:.0f}% zero or one)\n", z.size(),
-             split.zeros, split.ones.size(), split.significant.size(),
-             100.0 * (split.zeros + split.ones.size()) / z.size());
-  print_phases(log);
-  if (!verdict) fail("the proof did not verify ({}); nothing was written. This is a bug: please report it", verdict.reason);
-  groth16::write_proof_json(proof, o.proof);
-  groth16::write_public_json(publics, o.public_inputs);
-  fmt::print("prove: proof verified; wrote {} and {} ({:.2f} s total)\n", o.proof.string(),
-             o.public_inputs.string(), total);
+  prove_verify_write(*backend, pk, a, b, c, z, log, start, o);
+}
+
+void run_prove_circom(const ProveOptions& o) {
+  auto t0 = Clock::now();
+  auto backend = groth16::make_backend(o.backend);
+  auto zkey = circom::ZkeyFile::open(o.zkey);
+  check_fits(3 * zkey.header().domain_size() * sizeof(Fr) + zkey.header().num_vars * sizeof(Fr), "proving");
+  auto pk = zkey.proving_key();
+  fmt::print("prove: zkey {} ({}, circom circuit of {} constraints, {} public, domain 2^{}) loaded in {:.2f} s; "
+             "backend {}, {} threads\n", o.zkey.string(), format_bytes(pk.bytes()), pk.num_constraints,
+             pk.num_public, pk.lg_domain, seconds_since(t0), o.backend, worker_threads());
+  backend->prepare(pk);
+  PhaseLog log;
+  auto start = Clock::now();
+  auto rows = circom::circom_rows(zkey, o.wtns, o.r1cs, &log);
+  if (o.r1cs) fmt::print("prove: all {} constraints of {} hold for {}\n", pk.num_constraints, o.r1cs->string(), o.wtns.string());
+  prove_verify_write(*backend, pk, rows.a, rows.b, rows.c, rows.z, log, start, o);
+}
+
+void run_prove(const ProveOptions& o) {
+  if (o.zkey.empty()) run_prove_builtin(o);
+  else run_prove_circom(o);
 }
 
 struct VerifyOptions {
@@ -183,6 +220,12 @@ int main(int argc, char** argv) {
   prove->add_option("--backend", prove_options.backend, "cpu or cuda")->capture_default_str();
   prove->add_option("--proof", prove_options.proof, "proof output (snarkjs proof.json)")->capture_default_str();
   prove->add_option("--public", prove_options.public_inputs, "public inputs output (snarkjs public.json)")->capture_default_str();
+  auto* zkey = prove->add_option("--zkey", prove_options.zkey, "prove a circom circuit: snarkjs Groth16 .zkey (bls12381)");
+  auto* wtns = prove->add_option("--wtns", prove_options.wtns, "the circom witness (.wtns) to prove with --zkey");
+  auto* r1cs = prove->add_option("--r1cs", prove_options.r1cs, "the circuit's .r1cs: check every constraint before proving");
+  zkey->needs(wtns);
+  wtns->needs(zkey);
+  r1cs->needs(zkey);
   prove->callback([&] { run_prove(prove_options); });
 
   VerifyOptions verify_options;

@@ -1,0 +1,55 @@
+#include "engine/circom/circom_job.hpp"
+
+#include "engine/circom/r1cs_file.hpp"
+#include "engine/circom/wtns_file.hpp"
+#include "engine/groth16/prover.hpp"
+
+namespace zk::circom {
+namespace {
+
+void check_witness_fits_key(const ZkeyFile& zkey, const std::vector<Fr>& z, const std::filesystem::path& wtns) {
+  if (z.size() != zkey.header().num_vars)
+    fail("{}: the witness has {} values but {} has {} variables: the witness and the key are of different circuits",
+         wtns.string(), z.size(), zkey.name(), zkey.header().num_vars);
+}
+
+void check_r1cs_fits_key(const ZkeyFile& zkey, const R1csFile& r1cs) {
+  const auto& k = zkey.header();
+  const auto& c = r1cs.header();
+  if (c.num_wires != k.num_vars || c.num_public() != k.num_public || c.num_constraints != k.num_constraints)
+    fail("{} ({} wires, {} public, {} constraints) and {} ({} variables, {} public, {} constraints) are of "
+         "different circuits", r1cs.name(), c.num_wires, c.num_public(), c.num_constraints, zkey.name(),
+         k.num_vars, k.num_public, k.num_constraints);
+}
+
+}  // namespace
+
+CircomRows circom_rows(ZkeyFile& zkey, const std::filesystem::path& wtns,
+                       const std::optional<std::filesystem::path>& r1cs_path, PhaseLog* log) {
+  auto scope = timed(log, "synth", zkey.header().num_constraints);
+  std::optional<R1csFile> r1cs;
+  if (r1cs_path) {
+    r1cs.emplace(R1csFile::open(*r1cs_path));
+    check_r1cs_fits_key(zkey, *r1cs);
+  }
+  CircomRows rows;
+  rows.z = read_witness(wtns);
+  check_witness_fits_key(zkey, rows.z, wtns);
+  size_t n = zkey.header().domain_size();
+  rows.a.resize(n), rows.b.resize(n), rows.c.resize(n);
+  zkey.evaluate_rows(rows.z, rows.a, rows.b, rows.c);
+  if (r1cs) r1cs->check_witness(rows.z, rows.a, rows.b);
+  return rows;
+}
+
+CircomWorkload describe_circom_workload(const std::filesystem::path& zkey_path, const std::filesystem::path& wtns) {
+  auto zkey = ZkeyFile::open(zkey_path);
+  auto z = read_witness(wtns);
+  check_witness_fits_key(zkey, z, wtns);
+  const auto& k = zkey.header();
+  auto split = groth16::split_witness(z);
+  return {k.num_constraints, k.num_public, k.num_vars, k.lg_domain, split.zeros, split.ones.size(),
+          split.significant.size()};
+}
+
+}  // namespace zk::circom

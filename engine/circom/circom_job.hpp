@@ -1,0 +1,43 @@
+// circom_job.hpp — a circom circuit as a job of the Groth16 prover and as a workload of the
+// engine and the model. The inputs are snarkjs's .zkey, circom's .wtns and, optionally, the
+// circuit's .r1cs; the result is what groth16::prove() takes (rows a, b, c on the domain and
+// the assignment z), independent of the backend.
+//
+// The witness is checked against the key (count, w[0] = 1); with the .r1cs every constraint
+// A*B = C is checked and the key's A and B rows are compared with the circuit's, so a wrong
+// witness or a key of another circuit is an error before any proof exists. Without the .r1cs a
+// wrong witness still yields no proof file: the prover verifies each proof before writing it.
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+#include "engine/circom/zkey_file.hpp"
+#include "engine/util/phase_log.hpp"
+
+namespace zk::circom {
+
+struct CircomRows {
+  std::vector<Fr> a, b, c;  // domain_size() each
+  std::vector<Fr> z;        // the witness: ONE, outputs, public inputs, private wires
+};
+
+// Reads the witness, evaluates the rows from the key and, when `r1cs` is given, checks the
+// constraints and that the .r1cs, .zkey and .wtns belong together. Timed as "synth" in `log`.
+CircomRows circom_rows(ZkeyFile& zkey, const std::filesystem::path& wtns,
+                       const std::optional<std::filesystem::path>& r1cs, PhaseLog* log = nullptr);
+
+// What a circom circuit asks of the pipeline, from its files: sizes from the .zkey's header and
+// coefficient section, scalar density from the witness.
+struct CircomWorkload {
+  uint64_t num_constraints = 0;
+  uint32_t num_public = 0, num_vars = 0, lg_domain = 0;
+  uint64_t zero_scalars = 0, one_scalars = 0, other_scalars = 0;  // over the witness
+  // Share of witness values that are 0 or 1 (skipped or batch-added rather than multiplied).
+  double zero_one_share() const {
+    return num_vars ? static_cast<double>(zero_scalars + one_scalars) / num_vars : 0.0;
+  }
+};
+CircomWorkload describe_circom_workload(const std::filesystem::path& zkey, const std::filesystem::path& wtns);
+
+}  // namespace zk::circom
