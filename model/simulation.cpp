@@ -1,9 +1,10 @@
 #include "simulation.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <charconv>
 #include <memory>
-#include <mutex>
+#include <mutex>  // std::unique_lock on the per-GPU compute mutex
 #include <sstream>
 
 #include <fmt/format.h>
@@ -56,6 +57,7 @@ class FaultRandom {
 struct CopyEngine {
   sg4::Host* endpoint = nullptr;
   sg4::Link* link = nullptr;
+  double rate_gbps = 0;  // the link's bandwidth now
   bool busy = false;
 };
 
@@ -67,8 +69,34 @@ struct Gpu {
   std::string pcie_resource;
 };
 
-// Everything the actors share. SimGrid runs all actors on one OS thread; the mutex and condition
-// variable are simulated ones, used so actors block until the policy's state changes.
+// Actors blocked until an event: FIFO, so wake-ups are deterministic. SimGrid runs actors
+// cooperatively on one OS thread and switches only at simcalls, so checking the policy and then
+// waiting here cannot miss a wake-up, and no mutex is needed around policy calls.
+class WaitQueue {
+ public:
+  void wait() {
+    waiters_.push_back(sg4::Actor::self());
+    sg4::this_actor::suspend();
+  }
+  void notify_one() {
+    if (waiters_.empty()) return;
+    sg4::Actor* next = waiters_.front();
+    waiters_.pop_front();
+    next->resume();
+  }
+  // resume() is a simcall: the woken actors may run, and wait again, before it returns, so
+  // notify_all wakes the waiters of this moment only.
+  void notify_all() {
+    std::deque<sg4::Actor*> waking;
+    waking.swap(waiters_);
+    for (sg4::Actor* actor : waking) actor->resume();
+  }
+
+ private:
+  std::deque<sg4::Actor*> waiters_;
+};
+
+// Everything the actors share.
 struct Simulation {
   explicit Simulation(const Scenario& s)
       : scenario(s), policy(s.policy_settings()), random(s.seed) {}
@@ -76,8 +104,26 @@ struct Simulation {
   const Scenario& scenario;
   policy::SchedulingPolicy policy;
   FaultRandom random;
-  sg4::MutexPtr policy_mutex = sg4::Mutex::create();
-  sg4::ConditionVariablePtr policy_changed = sg4::ConditionVariable::create();
+  // Waiters are woken only by events that can unblock them, one at a time where one event
+  // unblocks one waiter (waking every actor on every event costs more than the simulation).
+  WaitQueue synthesis_may_start;
+  WaitQueue gpu_work_ready;
+
+  // partition_ready: a worker may take it; synthesis_may_resume: staging was released or a failed
+  // partition was requeued, so one more synthesis may start; proved: nothing new unless the job
+  // ended; worker_died: anything may have changed.
+  enum class Event { partition_ready, synthesis_may_resume, proved, worker_died };
+  void announce(Event event) {
+    if (policy.finished() || event == Event::worker_died) {
+      synthesis_may_start.notify_all();
+      gpu_work_ready.notify_all();
+    } else if (event == Event::partition_ready) {
+      gpu_work_ready.notify_one();
+    } else if (event == Event::synthesis_may_resume) {
+      synthesis_may_start.notify_one();
+    }
+  }
+
   sg4::Host* cpu = nullptr;
   std::vector<Gpu> gpus;
   std::uint32_t synthesizing = 0;
@@ -111,7 +157,7 @@ struct Simulation {
       const std::uint64_t chunk = std::min(scenario.hardware.h2d_chunk_bytes, bytes - sent);
       const double rate_gbps = path.rate_gbps(scenario.hardware.pcie_h2d_gbps,
                                               synthesizing * scenario.calibration.synth_memory_load_threads);
-      engine.link->set_bandwidth(rate_gbps * 1e9);
+      if (rate_gbps != engine.rate_gbps) engine.link->set_bandwidth((engine.rate_gbps = rate_gbps) * 1e9);
       sg4::Comm::sendto(cpu, engine.endpoint, chunk);
       ++activities;
       sent += chunk;
@@ -128,7 +174,6 @@ void synthesis_thread(Simulation& sim, std::uint32_t thread) {
     std::optional<policy::WaitReason> blocked_on;
     policy::SynthesisGrant grant;
     {
-      std::unique_lock lock(*sim.policy_mutex);
       while (true) {
         const policy::SynthesisDecision decision = sim.policy.request_synthesis();
         if (const auto* granted = std::get_if<policy::SynthesisGrant>(&decision)) {
@@ -138,7 +183,7 @@ void synthesis_thread(Simulation& sim, std::uint32_t thread) {
         const policy::WaitReason reason = std::get<policy::WaitReason>(decision);
         if (reason == policy::WaitReason::job_finished) return;
         if (reason == policy::WaitReason::budget || reason == policy::WaitReason::pool) blocked_on = reason;
-        sim.policy_changed->wait(lock);
+        sim.synthesis_may_start.wait();
       }
     }
     if (blocked_on && sg4::Engine::get_clock() > asked_s)
@@ -151,9 +196,8 @@ void synthesis_thread(Simulation& sim, std::uint32_t thread) {
     sim.set_synthesizing(sim.synthesizing - 1);
     sim.record(grant.partition, Phase::synth, resource, start_s, workload.partition_host_bytes(),
                workload.constraints_per_partition);
-    std::unique_lock lock(*sim.policy_mutex);
     sim.policy.synthesis_finished(grant.partition);
-    sim.policy_changed->notify_all();
+    sim.announce(Simulation::Event::partition_ready);
   }
 }
 
@@ -162,24 +206,22 @@ void gpu_worker(Simulation& sim, policy::WorkerId worker) {
   const std::uint32_t gpu_index = worker / scenario.policy.workers_per_gpu;
   Gpu& gpu = sim.gpus[gpu_index];
   const std::string resource = fmt::format("gpu{}:w{}", gpu_index, worker % scenario.policy.workers_per_gpu);
-  auto report = [&](auto&& event) {
-    std::unique_lock lock(*sim.policy_mutex);
+  auto report = [&](Simulation::Event kind, auto&& event) {
     if (!sim.policy.worker_alive(worker)) return false;  // the policy already requeued the work
     event();
-    sim.policy_changed->notify_all();
+    sim.announce(kind);
     return true;
   };
   while (true) {
     policy::GpuAssignment assignment;
     {
-      std::unique_lock lock(*sim.policy_mutex);
       while (true) {
         if (sim.policy.finished() || !sim.policy.worker_alive(worker)) return;
         if (auto next = sim.policy.request_gpu_work(worker)) {
           assignment = *next;
           break;
         }
-        sim.policy_changed->wait(lock);
+        sim.gpu_work_ready.wait();
       }
     }
     const std::uint32_t partition = assignment.partition;
@@ -199,7 +241,7 @@ void gpu_worker(Simulation& sim, policy::WorkerId worker) {
     }
     engine.busy = false;
     gpu.free_copy_engines->release();
-    if (!report([&] { sim.policy.copy_finished(partition); })) return;
+    if (!report(Simulation::Event::synthesis_may_resume, [&] { sim.policy.copy_finished(partition); })) return;
 
     {
       std::unique_lock compute(*gpu.compute);
@@ -211,13 +253,13 @@ void gpu_worker(Simulation& sim, policy::WorkerId worker) {
       }
     }
     if (sim.random.uniform() < scenario.faults.gpu_error_probability) {
-      if (!report([&] { sim.policy.attempt_failed(partition); })) return;
+      if (!report(Simulation::Event::synthesis_may_resume, [&] { sim.policy.attempt_failed(partition); })) return;
       continue;
     }
     start_s = sg4::Engine::get_clock();
     sim.execute(sim.cpu, scenario.calibration.assemble_s);
     sim.record(partition, Phase::assemble, "cpu:assemble", start_s, 0, 0);
-    if (!report([&] { sim.policy.attempt_succeeded(partition); })) return;
+    if (!report(Simulation::Event::proved, [&] { sim.policy.attempt_succeeded(partition); })) return;
   }
 }
 
@@ -280,9 +322,8 @@ SimulationResult simulate_in_this_process(const Scenario& scenario) {
     const double death_s = scenario.faults.worker_death_s[worker];
     sg4::Actor::create(fmt::format("death{}", worker), sim.cpu, [&sim, worker, death_s] {
       sg4::this_actor::sleep_until(death_s);
-      std::unique_lock lock(*sim.policy_mutex);
       sim.policy.worker_died(policy::WorkerId(worker));
-      sim.policy_changed->notify_all();
+      sim.announce(Simulation::Event::worker_died);
     })->daemonize();
   }
   engine.run();
