@@ -57,8 +57,12 @@ void measure_sweep(const Scenario& base) {
   const std::size_t parallel = std::max(1u, std::thread::hardware_concurrency());
   const auto start = Clock::now();
   const SweepTable table = run_sweep(points, parallel);
-  std::cout << fmt::format("sweep: {} points of 100 partitions in {:.2f} s with {} processes (target <= 60 s)\n",
-                           table.rows.size(), seconds_since(start), parallel);
+  const double wall_s = seconds_since(start);
+  double activities = 0;
+  for (const auto& row : table.rows) activities += std::stod(row[table.column("activities")]);
+  std::cout << fmt::format("sweep: {} points of 100 partitions in {:.2f} s with {} processes (target <= 60 s); "
+                           "{:.0f} activities/s over the sweep\n",
+                           table.rows.size(), wall_s, parallel, activities / wall_s);
 }
 
 }  // namespace
