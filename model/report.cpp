@@ -126,7 +126,7 @@ std::string heatmap_svg(const SweepTable& sweep) {
     utilization[{t, s}] = std::stod(row[utilization_column]);
   }
   constexpr int cell = 44;
-  const int width = label_width + int(threads.size()) * cell + 10;
+  const int width = label_width + std::max(int(threads.size()) * cell + 10, 420);  // room for the caption
   const int height = int(slabs.size()) * cell + 50;
   std::string svg = fmt::format(R"(<svg class="chart" id="heatmap" width="{}" height="{}" xmlns="http://www.w3.org/2000/svg">)",
                                 width, height);

@@ -314,6 +314,7 @@ void set_at_path(toml::table& table, const std::string& dotted_key, const toml::
 }
 
 std::string value_text(const toml::node& node) {
+  if (const auto text = node.value<std::string>(); node.is_string()) return *text;
   std::ostringstream out;
   node.visit([&](const auto& value) { out << value; });
   return out.str();
@@ -360,19 +361,28 @@ LoadedScenario parse_scenario_text(std::string_view text, const std::string& ori
   const toml::table own = parse_toml(text, origin);
   toml::table merged;
   SourceMap sources;
+  collect_sources(own, "", sources);
   if (const toml::node* include = own.get("calibration")) {
-    const auto relative = include->value<std::string>();
-    collect_sources(own, "", sources);
-    if (!relative) throw ScenarioError(fmt::format("{}: calibration: expected a file name", where(sources, "calibration", origin)));
-    const std::filesystem::path path = directory / *relative;
-    std::ifstream in(path);
-    if (!in)
-      throw ScenarioError(fmt::format("{}: calibration: cannot open {}; the path is relative to the scenario file",
-                                      where(sources, "calibration", origin), path.string()));
-    std::ostringstream calibration_text;
-    calibration_text << in.rdbuf();
-    merged = parse_toml(calibration_text.str(), path.string());
-    collect_sources(merged, "", sources);
+    std::vector<std::string> files;  // one file name, or a list merged in order
+    if (const auto single = include->value<std::string>()) files.push_back(*single);
+    if (const toml::array* list = include->as_array())
+      for (const toml::node& entry : *list)
+        if (const auto name = entry.value<std::string>()) files.push_back(*name);
+    if (files.empty() || (include->is_array() && files.size() != include->as_array()->size()))
+      throw ScenarioError(fmt::format("{}: calibration: expected a file name or a list of file names",
+                                      where(sources, "calibration", origin)));
+    for (const std::string& file : files) {
+      const std::filesystem::path path = directory / file;
+      std::ifstream in(path);
+      if (!in)
+        throw ScenarioError(fmt::format("{}: calibration: cannot open {}; the path is relative to the scenario file",
+                                        where(sources, "calibration", origin), path.string()));
+      std::ostringstream calibration_text;
+      calibration_text << in.rdbuf();
+      const toml::table calibration = parse_toml(calibration_text.str(), path.string());
+      collect_sources(calibration, "", sources);
+      merge_into(merged, calibration);
+    }
   }
   collect_sources(own, "", sources);  // the scenario's own keys win, in values and in positions
   merge_into(merged, own);

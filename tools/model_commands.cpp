@@ -108,6 +108,7 @@ void add_sweep(CLI::App& app) {
     const bool terminal = ::isatty(STDERR_FILENO);
     const SweepTable table = run_sweep(loaded.sweep_points, options->parallel, [&](std::size_t done, std::size_t total) {
       const int filled = int(40 * done / total);
+      // on a terminal one bar redrawn in place; in a log one line per finished point
       std::cerr << fmt::format("{}[{:<40}] {}/{} points{}", terminal ? "\r" : "", std::string(std::size_t(filled), '#'),
                                done, total, terminal && done < total ? "" : "\n")
                 << std::flush;
