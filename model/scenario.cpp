@@ -22,7 +22,7 @@ policy::PolicySettings Scenario::policy_settings() const {
   settings.partition_host_bytes = workload.partition_host_bytes();
   settings.host_budget_bytes = policy.host_budget_bytes;
   settings.partitions_in_flight_max = policy.partitions_in_flight;
-  settings.staging = faults.pinned_allocation_fails ? policy::Staging::pageable : policy.staging;
+  settings.staging = policy.staging;
   settings.pool_slabs = policy.pool_slabs;
   settings.gpus = hardware.gpus;
   settings.workers_per_gpu = policy.workers_per_gpu;

@@ -8,14 +8,15 @@
 
 namespace zkpipe::model {
 
-trace::Sidecar simulation_sidecar(const Scenario& scenario) {
+trace::Sidecar simulation_sidecar(const Scenario& scenario, const SimulationResult& result) {
   trace::Sidecar sidecar;
   sidecar.source = trace::Source::simulated;
   std::ostringstream scenario_json;
   scenario_json << toml::json_formatter{scenario.table};
   sidecar.scenario = nlohmann::json::parse(scenario_json.str());
   const policy::PolicySettings settings = scenario.policy_settings();
-  sidecar.settings = {{"staging", policy::staging_name(settings.staging)},
+  sidecar.settings = {{"staging", policy::staging_name(result.staging)},
+                      {"staging_configured", policy::staging_name(settings.staging)},
                       {"synthesis_threads", scenario.policy.synthesis_threads},
                       {"partitions", settings.partitions},
                       {"partitions_in_flight", settings.partitions_in_flight_max},

@@ -316,6 +316,7 @@ SimulationResult simulate_in_this_process(const Scenario& scenario) {
   sg4::Engine::set_config("network/optim:Full");
 
   Simulation sim(scenario);
+  if (scenario.faults.pinned_allocation_fails) sim.policy.pinned_allocation_failed();
   build_platform(sim);
   for (std::uint32_t thread = 0; thread < scenario.policy.synthesis_threads; ++thread)
     sg4::Actor::create(fmt::format("synth{}", thread), sim.cpu, [&sim, thread] { synthesis_thread(sim, thread); });
@@ -339,6 +340,7 @@ SimulationResult simulate_in_this_process(const Scenario& scenario) {
   result.proved = sim.policy.counters().proved;
   result.failed = sim.policy.counters().failed;
   result.failed_attempts = sim.policy.counters().failed_attempts;
+  result.staging = sim.policy.staging();
   if (!sim.policy.finished())
     throw std::runtime_error(fmt::format("simulation of {} stopped with partitions unfinished (a deadlock in the policy)",
                                          scenario.name));
@@ -346,19 +348,21 @@ SimulationResult simulate_in_this_process(const Scenario& scenario) {
 }
 
 std::string serialize_result(const SimulationResult& result) {
-  return fmt::format("# activities {} proved {} failed {} failed_attempts {}\n", result.activities, result.proved,
-                     result.failed, result.failed_attempts) +
+  return fmt::format("# activities {} proved {} failed {} failed_attempts {} staging {}\n", result.activities,
+                     result.proved, result.failed, result.failed_attempts, policy::staging_name(result.staging)) +
          trace::to_csv(result.spans);
 }
 
 SimulationResult deserialize_result(std::string_view origin, std::string_view text) {
   SimulationResult result;
   std::istringstream counters{std::string(text.substr(0, text.find('\n')))};
-  std::string hash, activities, proved, failed, failed_attempts;
+  std::string hash, activities, proved, failed, failed_attempts, staging_key, staging;
   counters >> hash >> activities >> result.activities >> proved >> result.proved >> failed >> result.failed >>
-      failed_attempts >> result.failed_attempts;
-  if (!counters || activities != "activities")
+      failed_attempts >> result.failed_attempts >> staging_key >> staging;
+  const auto staging_used = policy::parse_staging(staging);
+  if (!counters || activities != "activities" || !staging_used)
     throw std::runtime_error(fmt::format("{}: not a simulation result (first line: counters)", origin));
+  result.staging = *staging_used;
   result.spans = trace::read_csv_text(origin, text);
   return result;
 }

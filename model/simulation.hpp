@@ -24,6 +24,7 @@ struct SimulationResult {
   std::uint32_t proved = 0;
   std::uint32_t failed = 0;
   std::uint32_t failed_attempts = 0;
+  policy::Staging staging = policy::Staging::pinned;  // what the copies used (after any fallback)
 };
 
 SimulationResult simulate_in_this_process(const Scenario& scenario);

@@ -86,7 +86,7 @@ void add_simulate(CLI::App& app) {
                              result.proved, result.failed, result.failed_attempts, result.activities, wall_s);
     if (!options->trace_csv.empty()) {
       trace::write_csv_file(options->trace_csv, result.spans);
-      trace::write_sidecar(trace::sidecar_path_for(options->trace_csv), simulation_sidecar(scenario));
+      trace::write_sidecar(trace::sidecar_path_for(options->trace_csv), simulation_sidecar(scenario, result));
     }
     if (!options->chrome_trace.empty()) trace::write_chrome_trace(options->chrome_trace, result.spans);
   }));
@@ -155,8 +155,9 @@ void add_calibrate(CLI::App& app) {
     }
     std::cout << format_fit_reports(fit.reports);
     write_text(options->output, calibration_toml(fit, "fitted by zkpipe calibrate from " + provenance));
-    if (fit.h2d_pinned && fit.h2d_pageable) {
-      const double link = options->link_gbps ? *options->link_gbps : benchmark.empty() ? 55.3 : idle_pinned_gbps(benchmark);
+    // The prediction table needs the link rate: given, or the benchmark's idle pinned rate.
+    if (fit.h2d_pinned && fit.h2d_pageable && (options->link_gbps || !benchmark.empty())) {
+      const double link = options->link_gbps ? *options->link_gbps : idle_pinned_gbps(benchmark);
       const std::string table = h2d_prediction_table(fit, link, options->table_threads, benchmark);
       std::cout << fmt::format("\npredicted H2D bandwidth (PCIe link {:.2f} GB/s):\n{}", link, table);
       if (!options->table_markdown.empty()) write_text(options->table_markdown, table);

@@ -49,8 +49,9 @@ TEST(Calibration, RecoversKnownParametersFromSimulatedTraces) {
         scenario = with_setting(scenario, "policy.partitions_in_flight", "8");
         scenario = with_setting(scenario, "policy.pool_slabs", "8");
         const auto path = scratch.path() / fmt::format("trace{}.csv", traces.size());
-        trace::write_csv_file(path, simulate(scenario).spans);
-        trace::write_sidecar(trace::sidecar_path_for(path), simulation_sidecar(scenario));
+        const SimulationResult result = simulate(scenario);
+        trace::write_csv_file(path, result.spans);
+        trace::write_sidecar(trace::sidecar_path_for(path), simulation_sidecar(scenario, result));
         traces.push_back(path);
       }
   const CalibrationFit fit = fit_traces(traces);

@@ -88,6 +88,7 @@ TEST(Simulation, PipelineInvariantsHoldWithFaults) {
     } else if (setting == "faults.worker_death_s") {
       EXPECT_EQ(result.proved, scenario.workload.partitions);  // two of the four workers remain
     } else if (setting == "faults.pinned_allocation_fails") {
+      EXPECT_EQ(result.staging, policy::Staging::pageable);
       EXPECT_LT(trace::summarize(result.spans).h2d_gbps, 10.0);  // every copy took the pageable path
     }
   }
