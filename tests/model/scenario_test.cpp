@@ -97,7 +97,9 @@ TEST(Scenario, ASettingChangesOneKeyAndIsValidated) {
 
 TEST(Scenario, ShippedScenariosLoad) {
   for (const auto& entry : std::filesystem::directory_iterator(testing::source_dir() / "scenarios"))
-    if (entry.path().extension() == ".toml") EXPECT_NO_THROW(load_scenario_file(entry.path())) << entry.path();
+    if (entry.path().extension() == ".toml") {
+      EXPECT_NO_THROW(load_scenario_file(entry.path())) << entry.path();
+    }
 }
 
 }  // namespace

@@ -64,7 +64,9 @@ void expect_pipeline_invariants(const Scenario& scenario, const SimulationResult
         EXPECT_GE(span->start_s, synth_end_s) << "partition " << partition << " copied before synthesis";
         h2d_end_s = span->end_s;
       }
-      if (trace::is_gpu_compute(span->phase)) EXPECT_GE(span->start_s, h2d_end_s) << "partition " << partition;
+      if (trace::is_gpu_compute(span->phase)) {
+        EXPECT_GE(span->start_s, h2d_end_s) << "partition " << partition;
+      }
     }
   }
   for (auto& [gpu, intervals] : compute_by_gpu) {
