@@ -30,6 +30,19 @@ policy::PolicySettings Scenario::policy_settings() const {
   return settings;
 }
 
+faults::FaultOptions Scenario::fault_options() const {
+  faults::FaultOptions options;
+  options.seed = seed;
+  options.gpu_error_probability = faults.gpu_error_probability;
+  options.pinned_allocation_failure_probability = faults.pinned_allocation_fails ? 1 : 0;
+  options.slow_transfer_probability = faults.slow_transfer_probability;
+  options.slow_transfer_factor = faults.slow_transfer_factor;
+  options.stalled_transfer_probability = faults.stalled_transfer_probability;
+  options.stalled_transfer_s = faults.stalled_transfer_s;
+  options.worker_death_probability = faults.worker_death_probability;
+  return options;
+}
+
 namespace {
 
 constexpr double gib = double(1ull << 30);
@@ -278,6 +291,13 @@ Scenario read_scenario(const toml::table& table, const std::string& origin, cons
       scenario.faults.worker_death_s.push_back(*seconds);
     }
   }
+  scenario.faults.worker_death_probability = faults.number("worker_death_probability", 0, 0, 1);
+  scenario.faults.slow_transfer_probability = faults.number("slow_transfer_probability", 0, 0, 1);
+  scenario.faults.slow_transfer_factor = faults.number("slow_transfer_factor", 4, 1, 1e6);
+  scenario.faults.stalled_transfer_probability = faults.number("stalled_transfer_probability", 0, 0, 1);
+  scenario.faults.stalled_transfer_s = faults.number("stalled_transfer_s", 1, 0, 1e6);
+  if (scenario.faults.slow_transfer_probability + scenario.faults.stalled_transfer_probability > 1)
+    faults.fail("stalled_transfer_probability", "slow_transfer_probability + stalled_transfer_probability must be <= 1");
   faults.reject_unknown_keys();
   root.reject_unknown_keys();
 

@@ -17,6 +17,7 @@
 
 #include <toml++/toml.h>
 
+#include "faults/fault_injector.hpp"
 #include "policy/scheduling_policy.hpp"
 #include "trace/trace.hpp"
 
@@ -91,10 +92,17 @@ struct PolicyKnobs {
   std::uint32_t retry_limit = 2;
 };
 
+// Faults are drawn by the one seeded faults::FaultInjector (keyed by partition, attempt and
+// worker, so a seed replays them exactly); see engine/faults/fault_injector.hpp for each fault.
 struct Faults {
   double gpu_error_probability = 0;   // per attempt, decided after the GPU compute
   bool pinned_allocation_fails = false;  // the pool cannot be pinned: pageable fallback
   std::vector<double> worker_death_s;    // worker i dies at worker_death_s[i] (simulated seconds)
+  double worker_death_probability = 0;   // per assignment: the worker dies as its copy ends
+  double slow_transfer_probability = 0;  // per attempt's copy
+  double slow_transfer_factor = 4;       // a slow copy runs this many times slower
+  double stalled_transfer_probability = 0;  // per attempt's copy: hangs, then the attempt fails
+  double stalled_transfer_s = 1;            // how long a stalled copy hangs before its watchdog fires
 };
 
 struct Scenario {
@@ -109,6 +117,7 @@ struct Scenario {
   toml::table table;  // the merged TOML (calibration + scenario) this was read from, [sweep] removed
 
   policy::PolicySettings policy_settings() const;
+  faults::FaultOptions fault_options() const;
 };
 
 // One point of a sweep: the swept keys with the values of this point, and the scenario there.

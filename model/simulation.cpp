@@ -36,21 +36,6 @@ std::uint64_t phase_items(Phase phase, const Workload& workload) {
   }
 }
 
-// splitmix64: a small, portable, seeded stream (std distributions differ between libraries).
-class FaultRandom {
- public:
-  explicit FaultRandom(std::uint64_t seed) : state_(seed) {}
-  double uniform() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return double((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
-  }
-
- private:
-  std::uint64_t state_;
-};
-
 // A host-to-device copy engine: its own link, whose bandwidth is set to the path's contended
 // rate before each chunk, and its own endpoint host so that its route is
 // [memory bus, engine link, the GPU's PCIe link] (engines of one GPU share the PCIe link).
@@ -99,11 +84,11 @@ class WaitQueue {
 // Everything the actors share.
 struct Simulation {
   explicit Simulation(const Scenario& s)
-      : scenario(s), policy(s.policy_settings()), random(s.seed) {}
+      : scenario(s), policy(s.policy_settings()), faults(s.fault_options()) {}
 
   const Scenario& scenario;
   policy::SchedulingPolicy policy;
-  FaultRandom random;
+  faults::FaultInjector faults;
   // Waiters are woken only by events that can unblock them, one at a time where one event
   // unblocks one waiter (waking every actor on every event costs more than the simulation).
   WaitQueue synthesis_may_start;
@@ -151,12 +136,13 @@ struct Simulation {
   }
 
   // Copies `bytes` to a GPU in chunks on one copy engine; each chunk's rate follows the memory
-  // load (threads synthesizing) at its start.
-  void copy_to_gpu(CopyEngine& engine, std::uint64_t bytes, const H2dPathCost& path) {
+  // load (threads synthesizing) at its start, divided by `slowdown` (a slow-transfer fault).
+  void copy_to_gpu(CopyEngine& engine, std::uint64_t bytes, const H2dPathCost& path, double slowdown = 1) {
     for (std::uint64_t sent = 0; sent < bytes;) {
       const std::uint64_t chunk = std::min(scenario.hardware.h2d_chunk_bytes, bytes - sent);
       const double rate_gbps = path.rate_gbps(scenario.hardware.pcie_h2d_gbps,
-                                              synthesizing * scenario.calibration.synth_memory_load_threads);
+                                              synthesizing * scenario.calibration.synth_memory_load_threads) /
+                               slowdown;
       if (rate_gbps != engine.rate_gbps) engine.link->set_bandwidth((engine.rate_gbps = rate_gbps) * 1e9);
       sg4::Comm::sendto(cpu, engine.endpoint, chunk);
       ++activities;
@@ -227,11 +213,21 @@ void gpu_worker(Simulation& sim, policy::WorkerId worker) {
     const std::uint32_t partition = assignment.partition;
     const H2dPathCost& path = assignment.backing.staging == policy::Staging::pinned
                                   ? scenario.calibration.h2d_pinned : scenario.calibration.h2d_pageable;
+    const faults::TransferFault transfer = sim.faults.transfer_fault(partition, assignment.attempt);
     gpu.free_copy_engines->acquire();
     CopyEngine& engine = *std::ranges::find(gpu.copy_engines, false, &CopyEngine::busy);
     engine.busy = true;
     double start_s = sg4::Engine::get_clock();
-    sim.copy_to_gpu(engine, scenario.workload.partition_host_bytes(), path);
+    if (transfer == faults::TransferFault::stalled) {  // no progress until the watchdog gives up
+      sg4::this_actor::sleep_for(scenario.faults.stalled_transfer_s);
+      sim.record(partition, Phase::h2d, gpu.pcie_resource, start_s, 0, 0);
+      engine.busy = false;
+      gpu.free_copy_engines->release();
+      if (!report(Simulation::Event::synthesis_may_resume, [&] { sim.policy.attempt_failed(partition); })) return;
+      continue;
+    }
+    sim.copy_to_gpu(engine, scenario.workload.partition_host_bytes(), path,
+                    transfer == faults::TransferFault::slow ? scenario.faults.slow_transfer_factor : 1);
     sim.record(partition, Phase::h2d, gpu.pcie_resource, start_s, scenario.workload.partition_host_bytes(),
                scenario.workload.constraints_per_partition);
     if (scenario.policy.srs_residency == SrsResidency::pinned_host && scenario.workload.srs_bytes > 0) {
@@ -241,6 +237,11 @@ void gpu_worker(Simulation& sim, policy::WorkerId worker) {
     }
     engine.busy = false;
     gpu.free_copy_engines->release();
+    if (sim.faults.worker_dies(worker, partition, assignment.attempt)) {
+      sim.policy.worker_died(worker);
+      sim.announce(Simulation::Event::worker_died);
+      return;
+    }
     if (!report(Simulation::Event::synthesis_may_resume, [&] { sim.policy.copy_finished(partition); })) return;
 
     {
@@ -252,7 +253,7 @@ void gpu_worker(Simulation& sim, policy::WorkerId worker) {
         sim.record(partition, phase, resource, start_s, 0, items);
       }
     }
-    if (sim.random.uniform() < scenario.faults.gpu_error_probability) {
+    if (sim.faults.gpu_error(partition, assignment.attempt)) {
       if (!report(Simulation::Event::synthesis_may_resume, [&] { sim.policy.attempt_failed(partition); })) return;
       continue;
     }
@@ -316,7 +317,7 @@ SimulationResult simulate_in_this_process(const Scenario& scenario) {
   sg4::Engine::set_config("network/optim:Full");
 
   Simulation sim(scenario);
-  if (scenario.faults.pinned_allocation_fails) sim.policy.pinned_allocation_failed();
+  if (sim.faults.pinned_allocation_fails()) sim.policy.pinned_allocation_failed();
   build_platform(sim);
   for (std::uint32_t thread = 0; thread < scenario.policy.synthesis_threads; ++thread)
     sg4::Actor::create(fmt::format("synth{}", thread), sim.cpu, [&sim, thread] { synthesis_thread(sim, thread); });
@@ -341,6 +342,7 @@ SimulationResult simulate_in_this_process(const Scenario& scenario) {
   result.failed = sim.policy.counters().failed;
   result.failed_attempts = sim.policy.counters().failed_attempts;
   result.staging = sim.policy.staging();
+  result.faults_injected = sim.faults.injected();
   if (!sim.policy.finished())
     throw std::runtime_error(fmt::format("simulation of {} stopped with partitions unfinished (a deadlock in the policy)",
                                          scenario.name));
@@ -348,8 +350,9 @@ SimulationResult simulate_in_this_process(const Scenario& scenario) {
 }
 
 std::string serialize_result(const SimulationResult& result) {
-  return fmt::format("# activities {} proved {} failed {} failed_attempts {} staging {}\n", result.activities,
-                     result.proved, result.failed, result.failed_attempts, policy::staging_name(result.staging)) +
+  return fmt::format("# activities {} proved {} failed {} failed_attempts {} staging {} {}\n", result.activities,
+                     result.proved, result.failed, result.failed_attempts, policy::staging_name(result.staging),
+                     faults::format_fault_counts(result.faults_injected)) +
          trace::to_csv(result.spans);
 }
 
@@ -363,6 +366,13 @@ SimulationResult deserialize_result(std::string_view origin, std::string_view te
   if (!counters || activities != "activities" || !staging_used)
     throw std::runtime_error(fmt::format("{}: not a simulation result (first line: counters)", origin));
   result.staging = *staging_used;
+  std::string fault_counts;
+  std::getline(counters >> std::ws, fault_counts);
+  try {
+    result.faults_injected = faults::parse_fault_counts(fault_counts);
+  } catch (const std::invalid_argument&) {
+    throw std::runtime_error(fmt::format("{}: not a simulation result (first line: counters, then fault counts)", origin));
+  }
   result.spans = trace::read_csv_text(origin, text);
   return result;
 }

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "faults/fault_injector.hpp"
 #include "policy/scheduling_policy.hpp"
 #include "scenario.hpp"
 #include "trace/trace.hpp"
@@ -25,6 +26,7 @@ struct SimulationResult {
   std::uint32_t failed = 0;
   std::uint32_t failed_attempts = 0;
   policy::Staging staging = policy::Staging::pinned;  // what the copies used (after any fallback)
+  faults::FaultCounts faults_injected;
 };
 
 SimulationResult simulate_in_this_process(const Scenario& scenario);

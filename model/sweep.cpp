@@ -60,6 +60,27 @@ SweepTable run_sweep(const std::vector<SweepPoint>& points, std::size_t parallel
   return table;
 }
 
+std::string format_sweep_table(const SweepTable& table, const std::vector<std::string>& metrics) {
+  std::vector<std::size_t> shown;
+  for (std::size_t i = 0; i < table.columns.size() - sweep_metric_names().size(); ++i) shown.push_back(i);
+  for (const std::string& metric : metrics) shown.push_back(table.column(metric));
+  std::vector<std::size_t> widths;
+  for (std::size_t column : shown) {
+    std::size_t width = table.columns[column].size();
+    for (const auto& row : table.rows) width = std::max(width, row[column].size());
+    widths.push_back(width);
+  }
+  auto line = [&](auto&& cell) {
+    std::string text;
+    for (std::size_t i = 0; i < shown.size(); ++i) text += fmt::format("{}{:<{}}", i ? "  " : "", cell(shown[i]), widths[i]);
+    text.erase(text.find_last_not_of(' ') + 1);
+    return text + "\n";
+  };
+  std::string text = line([&](std::size_t column) { return table.columns[column]; });
+  for (const auto& row : table.rows) text += line([&](std::size_t column) { return row[column]; });
+  return text;
+}
+
 void write_sweep_csv(const std::filesystem::path& path, const SweepTable& table) {
   std::ofstream out(path);
   if (!out) throw std::runtime_error(fmt::format("cannot write {}: check the folder exists", path.string()));

@@ -25,6 +25,8 @@ const std::vector<std::string>& sweep_metric_names();
 
 SweepTable run_sweep(const std::vector<SweepPoint>& points, std::size_t parallel, const ChildProgress& progress = {});
 void write_sweep_csv(const std::filesystem::path& path, const SweepTable& table);
+// An aligned text table of the swept columns and the given metric columns.
+std::string format_sweep_table(const SweepTable& table, const std::vector<std::string>& metrics);
 SweepTable read_sweep_csv(const std::filesystem::path& path);
 
 }  // namespace zkpipe::model

@@ -114,6 +114,7 @@ void add_sweep(CLI::App& app) {
                 << std::flush;
     });
     write_sweep_csv(options->output, table);
+    std::cout << format_sweep_table(table, {"gpu_utilization", "partitions_per_s", "h2d_gbps", "wait_pool_s"});
     std::cout << fmt::format("{} points in {:.2f} s with {} processes in parallel; table in {}\n", table.rows.size(),
                              std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
                              options->parallel, options->output);

@@ -124,6 +124,9 @@ TEST(Sweep, RunsEveryPointInItsOwnProcess) {
   }
   // points are ordered pool_slabs-major: (1,1) (1,4) (3,1) (3,4); more threads and slabs help here
   EXPECT_GT(std::stod(table.rows[3][rate]), std::stod(table.rows[0][rate]));
+  const std::string text_table = format_sweep_table(table, {"gpu_utilization"});
+  EXPECT_EQ(std::count(text_table.begin(), text_table.end(), '\n'), 5);
+  EXPECT_NE(text_table.find("policy.pool_slabs  policy.synthesis_threads  gpu_utilization"), std::string::npos) << text_table;
   testing::ScratchDirectory scratch;
   write_sweep_csv(scratch.path() / "sweep.csv", table);
   EXPECT_EQ(read_sweep_csv(scratch.path() / "sweep.csv").rows, table.rows);
