@@ -215,15 +215,15 @@ int main(int argc, char** argv) {
 
   ProveOptions prove_options;
   auto* prove = app.add_subcommand("prove", "synthesize a witness, prove, verify, and write snarkjs JSON");
-  prove->add_option("--key", prove_options.key, "proving key from `zkpipe setup`")->capture_default_str();
-  prove->add_option("--witness-seed", prove_options.witness_seed, "seed of the built-in circuit's witness")->capture_default_str();
+  auto* key = prove->add_option("--key", prove_options.key, "proving key from `zkpipe setup`")->capture_default_str();
+  auto* witness_seed = prove->add_option("--witness-seed", prove_options.witness_seed, "seed of the built-in circuit's witness")->capture_default_str();
   prove->add_option("--backend", prove_options.backend, "cpu or cuda")->capture_default_str();
   prove->add_option("--proof", prove_options.proof, "proof output (snarkjs proof.json)")->capture_default_str();
   prove->add_option("--public", prove_options.public_inputs, "public inputs output (snarkjs public.json)")->capture_default_str();
   auto* zkey = prove->add_option("--zkey", prove_options.zkey, "prove a circom circuit: snarkjs Groth16 .zkey (bls12381)");
   auto* wtns = prove->add_option("--wtns", prove_options.wtns, "the circom witness (.wtns) to prove with --zkey");
   auto* r1cs = prove->add_option("--r1cs", prove_options.r1cs, "the circuit's .r1cs: check every constraint before proving");
-  zkey->needs(wtns);
+  zkey->needs(wtns)->excludes(key)->excludes(witness_seed);
   wtns->needs(zkey);
   r1cs->needs(zkey);
   prove->callback([&] { run_prove(prove_options); });

@@ -21,6 +21,7 @@ std::string printable(std::string_view bytes) {
 }  // namespace
 
 BinFile BinFile::open(const std::filesystem::path& path, std::string_view magic, uint32_t version) {
+  if (std::filesystem::is_directory(path)) fail("{}: is a folder; a .{} file was expected", path.string(), magic);
   auto in = std::make_unique<std::ifstream>(path, std::ios::binary);
   if (!*in) fail("{}: cannot open the file (a .{} file was expected)", path.string(), magic);
   return BinFile(path.string(), std::move(in), magic, version);
@@ -97,14 +98,6 @@ void SectionReader::read(void* data, size_t bytes, std::string_view what) {
                    bytes, end_ - offset_);
   file_->read_at(offset_, data, bytes);
   offset_ += bytes;
-}
-
-Fr SectionReader::canonical_fr(std::string_view what) {
-  uint64_t at = offset_, limbs[Fr::N];
-  read(limbs, sizeof limbs, what);
-  if (!limbs_below_modulus<Fr>(limbs))
-    file_->fail_at(at, "expected {} below the scalar field's modulus r, found a larger value", what);
-  return Fr::from_canonical(limbs);
 }
 
 void SectionReader::expect_prime(uint32_t bytes, std::span<const uint64_t> modulus, std::string_view what) {

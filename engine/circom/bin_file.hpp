@@ -72,8 +72,6 @@ class SectionReader {
     read(&v, sizeof v, what);
     return v;
   }
-  // A field element stored canonically (little-endian, below r), as .r1cs and .wtns hold them.
-  Fr canonical_fr(std::string_view what);
   // n8 then the prime: fails unless they are `bytes` and `modulus` (another curve's files).
   void expect_prime(uint32_t bytes, std::span<const uint64_t> modulus, std::string_view what);
   // Fails unless exactly `count` items of `item_bytes` remain (a section's size against its header).

@@ -1,5 +1,9 @@
 #include "engine/circom/wtns_file.hpp"
 
+#include <algorithm>
+
+#include "kernels/util/parallel.hpp"
+
 namespace zk::circom {
 namespace {
 constexpr uint32_t header_section = 1, values_section = 2;
@@ -13,9 +17,22 @@ std::vector<Fr> read_witness(BinFile file) {
   auto values = file.section(values_section, "the witness values");
   values.expect_remaining(count, sizeof(Fr), "the witness values");
   if (count == 0) file.fail_at(values.offset(), "expected at least the constant 1 as witness 0, found no values");
+  // Read raw in one piece (the section's size bounds it), then check and convert in parallel.
   std::vector<Fr> z(count);
   uint64_t first = values.offset();
-  for (auto& w : z) w = values.canonical_fr("a witness value");
+  values.read(z.data(), count * sizeof(Fr), "the witness values");
+  std::vector<uint8_t> too_large(count);
+  parallel_for(count, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      too_large[i] = !limbs_below_modulus<Fr>(z[i].l);
+      if (!too_large[i]) z[i] = Fr::from_canonical(z[i].l);
+    }
+  }, 1 << 14);
+  auto bad = std::find(too_large.begin(), too_large.end(), 1);
+  if (bad != too_large.end())
+    file.fail_at(first + (bad - too_large.begin()) * sizeof(Fr),
+                 "expected witness value {} below the scalar field's modulus r, found a larger value",
+                 bad - too_large.begin());
   if (!z[0].is_one())
     file.fail_at(first, "expected witness 0 to be the constant 1, found another value: not a circom witness");
   return z;

@@ -219,7 +219,7 @@ TEST(WtnsErrors, AnotherCurveAndValuesAboveTheModulus) {
   std::string big = good;
   uint64_t value = payload_offset(good, 2) + 32;
   std::memset(big.data() + value, 0xff, 32);
-  expect_error([&] { witness_of(big); }, {fmt::format("at byte {}", value), "below the scalar field's modulus"});
+  expect_error([&] { witness_of(big); }, {fmt::format("at byte {}", value), "witness value 1 below the scalar field's modulus"});
   std::string short_values = good;
   put<uint32_t>(short_values, payload_offset(good, 1) + 36, 6);
   expect_error([&] { witness_of(short_values); }, {"6 x 32 bytes", "found 160 bytes"});

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# zkpipe (CPU backend) against `snarkjs groth16 prove` on the same snarkjs .zkey and circom .wtns,
+# one after the other in one run on this machine: prints both wall times (whole process: start-up,
+# reading the key, proving, writing JSON) and the ratio, and checks both proofs with
+# `snarkjs groth16 verify`. zkpipe also verifies its proof before writing it; --r1cs is not given,
+# so neither side checks the constraints.
+#
+# usage: tools/bench_circom.sh [FIXTURE_DIR] [ZKPIPE]
+#   FIXTURE_DIR  a folder with one *.zkey, witness.wtns and verification_key.json
+#                (default ../shared/data/circom/mulchain_16000 beside the clone)
+#   ZKPIPE       the zkpipe binary (default build/tools/zkpipe)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+fixture=${1:-$root/../shared/data/circom/mulchain_16000}
+zkpipe=${2:-$root/build/tools/zkpipe}
+snarkjs=$root/tests/interop/node_modules/.bin/snarkjs
+[ -x "$snarkjs" ] || { echo "bench_circom: $snarkjs missing: run tools/install-deps.sh"; exit 1; }
+[ -x "$zkpipe" ] || { echo "bench_circom: $zkpipe missing: build zkpipe or pass its path"; exit 1; }
+zkey=$(ls "$fixture"/*.zkey 2>/dev/null | head -1)
+wtns=$fixture/witness.wtns vk=$fixture/verification_key.json
+[ -n "$zkey" ] && [ -f "$wtns" ] && [ -f "$vk" ] || { echo "bench_circom: $fixture lacks a .zkey, witness.wtns or verification_key.json"; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+wall() {  # seconds a command takes, its output in $work/$1.log
+  local name=$1; shift
+  local start end
+  start=$(date +%s.%N)
+  "$@" >"$work/$name.log" 2>&1 || { cat "$work/$name.log"; echo "bench_circom: $name failed"; exit 1; }
+  end=$(date +%s.%N)
+  awk -v s="$start" -v e="$end" 'BEGIN { printf "%.2f", e - s }'
+}
+
+echo "bench_circom: $(basename "$zkey") + $(basename "$wtns") on $(nproc) cores, $(date -u +%FT%TZ)"
+zkpipe_s=$(wall zkpipe "$zkpipe" prove --backend cpu --zkey "$zkey" --wtns "$wtns" \
+             --proof "$work/zkpipe.proof.json" --public "$work/zkpipe.public.json")
+snarkjs_s=$(wall snarkjs "$snarkjs" groth16 prove "$zkey" "$wtns" "$work/snarkjs.proof.json" "$work/snarkjs.public.json")
+for who in zkpipe snarkjs; do
+  "$snarkjs" groth16 verify "$vk" "$work/$who.public.json" "$work/$who.proof.json" 2>&1 | grep -q "OK!" ||
+    { echo "bench_circom: snarkjs rejected $who's proof"; exit 1; }
+done
+grep -E "^  [a-z_0-9]+ " "$work/zkpipe.log" | sed 's/^/  zkpipe /'
+echo "zkpipe (cpu)   ${zkpipe_s} s"
+echo "snarkjs        ${snarkjs_s} s"
+awk -v z="$zkpipe_s" -v s="$snarkjs_s" 'BEGIN { printf "ratio snarkjs/zkpipe %.2f (above 1: zkpipe is faster)\n", s / z }'
+echo "both proofs verified by snarkjs groth16 verify"
