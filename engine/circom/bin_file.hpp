@@ -37,7 +37,6 @@ class BinFile {
                             uint32_t version);
 
   const std::string& name() const { return name_; }
-  uint64_t size_bytes() const { return size_bytes_; }
   bool has_section(uint32_t id) const { return sections_.count(id) != 0; }
   // The payload of section `id`; fails naming `what` when the file has no such section.
   SectionReader section(uint32_t id, std::string_view what);

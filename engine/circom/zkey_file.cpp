@@ -92,13 +92,15 @@ ZkeyFile::ZkeyFile(BinFile file) : file_(std::move(file)) {
   uint64_t counts_at = header.offset();
   header_.num_vars = header.value<uint32_t>("the variable count");
   header_.num_public = header.value<uint32_t>("the public input count");
+  uint64_t domain_at = header.offset();
   auto domain_size = header.value<uint32_t>("the domain size");
+  points_at_ = header.offset();
   header.expect_remaining(1, 3 * sizeof(G1Affine) + 3 * sizeof(G2Affine), "alpha1, beta1, beta2, gamma2, delta1, delta2");
   if (uint64_t{header_.num_public} + 1 > header_.num_vars)
     file_.fail_at(counts_at, "expected more variables than public inputs + 1, found {} variables and {} public inputs",
                   header_.num_vars, header_.num_public);
   if (domain_size < 2 || !std::has_single_bit(domain_size) || std::countr_zero(domain_size) > static_cast<int>(max_lg_domain))
-    file_.fail_at(counts_at + 8, "expected a domain size that is a power of two from 2 to 2^{}, found {}",
+    file_.fail_at(domain_at, "expected a domain size that is a power of two from 2 to 2^{}, found {}",
                   max_lg_domain, domain_size);
   header_.lg_domain = static_cast<uint32_t>(std::countr_zero(domain_size));
 
@@ -141,7 +143,7 @@ groth16::ProvingKey ZkeyFile::proving_key() {
   pk.num_vars = header_.num_vars;
   pk.lg_domain = header_.lg_domain;
   auto header = file_.section(header_section, "the Groth16 header");
-  header.skip_to(header.offset() + 2 * sizeof(uint32_t) + sizeof(Fp) + sizeof(Fr) + 3 * sizeof(uint32_t));
+  header.skip_to(points_at_);
   pk.alpha1 = read_point<G1Affine>(header, "alpha1");
   pk.beta1 = read_point<G1Affine>(header, "beta1");
   pk.beta2 = read_point<G2Affine>(header, "beta2");

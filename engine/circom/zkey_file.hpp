@@ -46,6 +46,7 @@ class ZkeyFile {
  private:
   BinFile file_;
   ZkeyHeader header_;
+  uint64_t points_at_ = 0;  // alpha1's offset in the header section
 };
 
 }  // namespace zk::circom
