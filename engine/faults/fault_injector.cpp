@@ -1,0 +1,114 @@
+#include "fault_injector.hpp"
+
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace zkpipe::faults {
+
+namespace {
+
+// splitmix64's finalizer: a bijective mix, so distinct keys give independent-looking draws.
+std::uint64_t mix(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+void validate(const FaultOptions& options) {
+  auto require_probability = [](double value, const char* name) {
+    if (!(value >= 0 && value <= 1)) throw std::invalid_argument(fmt::format("faults: {} must be within [0, 1]", name));
+  };
+  require_probability(options.gpu_error_probability, "gpu_error_probability");
+  require_probability(options.pinned_allocation_failure_probability, "pinned_allocation_failure_probability");
+  require_probability(options.slow_transfer_probability, "slow_transfer_probability");
+  require_probability(options.stalled_transfer_probability, "stalled_transfer_probability");
+  require_probability(options.worker_death_probability, "worker_death_probability");
+  if (options.slow_transfer_probability + options.stalled_transfer_probability > 1)
+    throw std::invalid_argument("faults: slow_transfer_probability + stalled_transfer_probability must be <= 1");
+  if (!(options.slow_transfer_factor >= 1)) throw std::invalid_argument("faults: slow_transfer_factor must be >= 1");
+  if (!(options.stalled_transfer_s >= 0)) throw std::invalid_argument("faults: stalled_transfer_s must be >= 0");
+}
+
+std::uint64_t FaultCounts::total() const {
+  return gpu_errors + pinned_allocation_failures + slow_transfers + stalled_transfers + worker_deaths;
+}
+
+FaultCounts& FaultCounts::operator+=(const FaultCounts& other) {
+  gpu_errors += other.gpu_errors;
+  pinned_allocation_failures += other.pinned_allocation_failures;
+  slow_transfers += other.slow_transfers;
+  stalled_transfers += other.stalled_transfers;
+  worker_deaths += other.worker_deaths;
+  return *this;
+}
+
+std::string format_fault_counts(const FaultCounts& counts) {
+  return fmt::format("gpu_errors {} pinned_allocation_failures {} slow_transfers {} stalled_transfers {} worker_deaths {}",
+                     counts.gpu_errors, counts.pinned_allocation_failures, counts.slow_transfers,
+                     counts.stalled_transfers, counts.worker_deaths);
+}
+
+FaultCounts parse_fault_counts(const std::string& text) {
+  FaultCounts counts;
+  std::istringstream in(text);
+  std::string gpu, pinned, slow, stalled, deaths;
+  in >> gpu >> counts.gpu_errors >> pinned >> counts.pinned_allocation_failures >> slow >> counts.slow_transfers >>
+      stalled >> counts.stalled_transfers >> deaths >> counts.worker_deaths;
+  if (!in || gpu != "gpu_errors" || pinned != "pinned_allocation_failures" || slow != "slow_transfers" ||
+      stalled != "stalled_transfers" || deaths != "worker_deaths")
+    throw std::invalid_argument(fmt::format("not fault counts: '{}'", text));
+  return counts;
+}
+
+FaultInjector::FaultInjector(const FaultOptions& options) : options_(options) { validate(options_); }
+
+double FaultInjector::draw(Site site, std::uint64_t first, std::uint64_t second, std::uint64_t third) const {
+  std::uint64_t state = mix(options_.seed ^ mix(site));
+  state = mix(state ^ first);
+  state = mix(state ^ second);
+  state = mix(state ^ third);
+  return double(state >> 11) * 0x1.0p-53;
+}
+
+bool FaultInjector::pinned_allocation_fails() {
+  const bool fails = draw(pinned_allocation_site, 0, 0, 0) < options_.pinned_allocation_failure_probability;
+  if (fails) ++pinned_allocation_failures_;
+  return fails;
+}
+
+TransferFault FaultInjector::transfer_fault(policy::PartitionId partition, std::uint32_t attempt) {
+  const double u = draw(transfer_site, partition, attempt, 0);
+  if (u < options_.stalled_transfer_probability) {
+    ++stalled_transfers_;
+    return TransferFault::stalled;
+  }
+  if (u < options_.stalled_transfer_probability + options_.slow_transfer_probability) {
+    ++slow_transfers_;
+    return TransferFault::slow;
+  }
+  return TransferFault::none;
+}
+
+bool FaultInjector::gpu_error(policy::PartitionId partition, std::uint32_t attempt) {
+  const bool fails = draw(gpu_error_site, partition, attempt, 0) < options_.gpu_error_probability;
+  if (fails) ++gpu_errors_;
+  return fails;
+}
+
+bool FaultInjector::worker_dies(policy::WorkerId worker, policy::PartitionId partition, std::uint32_t attempt) {
+  const bool dies = draw(worker_death_site, worker, partition, attempt) < options_.worker_death_probability;
+  if (dies) ++worker_deaths_;
+  return dies;
+}
+
+FaultCounts FaultInjector::injected() const {
+  return {gpu_errors_.load(), pinned_allocation_failures_.load(), slow_transfers_.load(), stalled_transfers_.load(),
+          worker_deaths_.load()};
+}
+
+}  // namespace zkpipe::faults

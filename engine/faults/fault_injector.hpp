@@ -1,0 +1,89 @@
+// Contract: FaultInjector is zkpipe's one seeded source of injected faults, shared by the SimGrid
+// model and the engine's fake device backend (the property tests drive the policy's fault events
+// directly). Every decision is a pure function of (seed, fault site, partition, attempt, worker):
+// the same seed replays the same faults whatever order threads or actors ask in, so a failure
+// found with a seed is replayed by that seed. Decisions are thread-safe; counts are atomic.
+//
+// Faults injected, and why each is recoverable:
+// - gpu_error: an attempt's GPU work fails (kernel fault, ECC error, failed verification). The
+//   policy's attempt_failed returns what the partition held and requeues it until its
+//   retry_limit, then reports it failed: the job ends, the partition is not lost.
+// - pinned_allocation_failure: the pinned slab pool cannot be allocated at start
+//   (cudaHostAlloc fails). pinned_allocation_failed switches staging to pageable: copies are
+//   slower but every partition still flows.
+// - slow_transfer: one host-to-device copy runs slow_transfer_factor times slower (contention,
+//   a PCIe link retrained to a lower speed). Only time is lost.
+// - stalled_transfer: one host-to-device copy makes no progress; the worker's watchdog gives up
+//   after stalled_transfer_s and reports attempt_failed, which is then retried like a GPU error.
+// - worker_death: a GPU worker dies during a copy (its thread or device context is lost). The
+//   policy never hands it work again and requeues its attempt without charging a retry; when
+//   the last worker dies every remaining partition is reported failed (never lost).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "policy/scheduling_policy.hpp"
+
+namespace zkpipe::faults {
+
+struct FaultOptions {
+  std::uint64_t seed = 1;
+  double gpu_error_probability = 0;                  // per attempt, decided after its GPU work
+  double pinned_allocation_failure_probability = 0;  // once, when the pool is allocated
+  double slow_transfer_probability = 0;              // per attempt's host-to-device copy
+  double slow_transfer_factor = 4;                   // >= 1: a slow copy takes this much longer
+  double stalled_transfer_probability = 0;           // per attempt's copy; slow + stalled <= 1
+  double stalled_transfer_s = 1;                     // how long a stalled copy hangs
+  double worker_death_probability = 0;               // per (worker, partition, attempt)
+};
+
+// Throws std::invalid_argument naming the option when a probability is outside [0, 1], the
+// transfer probabilities sum above 1, the slow factor is below 1 or the stall time negative.
+void validate(const FaultOptions& options);
+
+enum class TransferFault { none, slow, stalled };
+
+struct FaultCounts {
+  std::uint64_t gpu_errors = 0;
+  std::uint64_t pinned_allocation_failures = 0;
+  std::uint64_t slow_transfers = 0;
+  std::uint64_t stalled_transfers = 0;
+  std::uint64_t worker_deaths = 0;
+
+  std::uint64_t total() const;
+  FaultCounts& operator+=(const FaultCounts& other);
+  bool operator==(const FaultCounts&) const = default;
+};
+// "gpu_errors 2 pinned_allocation_failures 0 slow_transfers 1 stalled_transfers 0 worker_deaths 1"
+std::string format_fault_counts(const FaultCounts& counts);
+// The inverse of format_fault_counts; throws std::invalid_argument on other text.
+FaultCounts parse_fault_counts(const std::string& text);
+
+class FaultInjector {
+ public:
+  explicit FaultInjector(const FaultOptions& options);
+
+  bool pinned_allocation_fails();
+  TransferFault transfer_fault(policy::PartitionId partition, std::uint32_t attempt);
+  bool gpu_error(policy::PartitionId partition, std::uint32_t attempt);
+  bool worker_dies(policy::WorkerId worker, policy::PartitionId partition, std::uint32_t attempt);
+
+  const FaultOptions& options() const { return options_; }
+  FaultCounts injected() const;
+
+ private:
+  enum Site : std::uint64_t { gpu_error_site = 1, pinned_allocation_site, transfer_site, worker_death_site };
+  // A uniform draw in [0, 1) that depends only on the seed, the site and the keys.
+  double draw(Site site, std::uint64_t first, std::uint64_t second, std::uint64_t third) const;
+
+  FaultOptions options_;
+  std::atomic<std::uint64_t> gpu_errors_{0};
+  std::atomic<std::uint64_t> pinned_allocation_failures_{0};
+  std::atomic<std::uint64_t> slow_transfers_{0};
+  std::atomic<std::uint64_t> stalled_transfers_{0};
+  std::atomic<std::uint64_t> worker_deaths_{0};
+};
+
+}  // namespace zkpipe::faults

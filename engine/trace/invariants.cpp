@@ -1,0 +1,210 @@
+#include "invariants.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace zkpipe::trace {
+
+namespace {
+
+// The CSV keeps nine decimals: spans that touch may appear to overlap by a rounding step.
+constexpr double tolerance_s = 2e-9;
+
+// Order of phases within one attempt; the GPU compute phases share one rank.
+int phase_rank(Phase phase) {
+  if (is_gpu_compute(phase)) return 3;
+  switch (phase) {
+    case Phase::synth: return 1;
+    case Phase::h2d: return 2;
+    case Phase::d2h: return 4;
+    case Phase::assemble: return 5;
+    case Phase::verify: return 6;
+    default: return 3;
+  }
+}
+
+struct Holding {
+  double start_s = 0;
+  double end_s = 0;
+  std::uint64_t bytes = 0;
+};
+
+class Checker {
+ public:
+  explicit Checker(const RunExpectations& expected) : expected_(expected) {}
+
+  void report(Invariant invariant, std::string detail) { violations_.push_back({invariant, std::move(detail)}); }
+
+  // Walks one partition's spans in time order, attempt by attempt; collects its holdings.
+  void check_partition(std::uint32_t partition, std::vector<const Span*> spans) {
+    std::ranges::stable_sort(spans, [](const Span* a, const Span* b) {
+      return a->start_s != b->start_s ? a->start_s < b->start_s : phase_rank(a->phase) < phase_rank(b->phase);
+    });
+    std::map<int, double> end_by_rank;  // latest end of each rank seen in this attempt
+    bool synthesized = false, assembled = false, copied = false;
+    std::optional<Holding> holding;
+    auto close_attempt = [&] {
+      if (holding) holdings_.push_back(*holding);
+      holding.reset();
+      end_by_rank.clear();
+      synthesized = copied = false;
+    };
+    for (const Span* span : spans) {
+      // A wait is the waiting thread's: it may begin while the partition's previous attempt runs.
+      if (span->phase == Phase::wait_budget || span->phase == Phase::wait_pool) continue;
+      const int rank = phase_rank(span->phase);
+      if (rank == 1 && synthesized) close_attempt();
+      if (assembled && rank == 1) {
+        report(Invariant::phases_in_order,
+               fmt::format("partition {}: {} at {:.9f} s after its proof was assembled", partition,
+                           phase_name(span->phase), span->start_s));
+      }
+      if (rank >= 2 && !synthesized) {
+        report(Invariant::phases_in_order, fmt::format("partition {}: {} at {:.9f} s without a synthesis before it",
+                                                       partition, phase_name(span->phase), span->start_s));
+      }
+      for (const auto& [earlier_rank, end_s] : end_by_rank) {
+        if (earlier_rank < rank && span->start_s < end_s - tolerance_s)
+          report(Invariant::phases_in_order,
+                 fmt::format("partition {}: {} starts at {:.9f} s before an earlier phase ended at {:.9f} s",
+                             partition, phase_name(span->phase), span->start_s, end_s));
+        if (earlier_rank > rank)
+          report(Invariant::phases_in_order, fmt::format("partition {}: {} at {:.9f} s after a later phase",
+                                                         partition, phase_name(span->phase), span->start_s));
+      }
+      double& end_s = end_by_rank[rank];
+      end_s = std::max(end_s, span->end_s);
+      if (span->phase == Phase::synth) {
+        synthesized = true;
+        holding = Holding{span->start_s, span->end_s, span->bytes};
+      }
+      if (span->phase == Phase::h2d && holding && !copied) {
+        copied = true;
+        holding->end_s = span->end_s;
+      }
+      if (span->phase == Phase::assemble) {
+        if (assembled) report(Invariant::ends_exactly_once, fmt::format("partition {}: assembled twice", partition));
+        assembled = true;
+      }
+    }
+    close_attempt();
+    if (assembled) ++assembled_;
+    if (partition >= expected_.partitions)
+      report(Invariant::ends_exactly_once,
+             fmt::format("partition {} is not one of the job's {} partitions", partition, expected_.partitions));
+  }
+
+  void check_outcomes() {
+    if (assembled_ != expected_.proved)
+      report(Invariant::ends_exactly_once,
+             fmt::format("{} partitions assembled a proof but the run reported {} proved", assembled_, expected_.proved));
+    if (expected_.proved + expected_.failed != expected_.partitions)
+      report(Invariant::ends_exactly_once,
+             fmt::format("{} proved + {} failed != {} partitions (lost or duplicated)", expected_.proved,
+                         expected_.failed, expected_.partitions));
+  }
+
+  void check_gpu_compute(std::span<const Span> spans) {
+    std::map<std::string, std::vector<const Span*>> by_gpu;
+    for (const Span& span : spans)
+      if (is_gpu_compute(span.phase)) by_gpu[gpu_of_resource(span.resource)].push_back(&span);
+    for (auto& [gpu, compute] : by_gpu) {
+      std::ranges::sort(compute, {}, &Span::start_s);
+      const Span* latest = nullptr;
+      for (const Span* span : compute) {
+        if (latest && span->start_s < latest->end_s - tolerance_s)
+          report(Invariant::gpu_compute_exclusive,
+                 fmt::format("{}: partition {} {} [{:.9f}, {:.9f}] overlaps partition {} {} [{:.9f}, {:.9f}]", gpu,
+                             span->partition, phase_name(span->phase), span->start_s, span->end_s, latest->partition,
+                             phase_name(latest->phase), latest->start_s, latest->end_s));
+        if (!latest || span->end_s > latest->end_s) latest = span;
+      }
+    }
+  }
+
+  // Sweeps holding starts and ends in time order (ends first at equal times: a release and an
+  // admission at one instant do not overlap).
+  void check_holdings() {
+    struct Change {
+      double time_s;
+      bool starts;  // false sorts first: ends before starts at one instant
+      std::uint64_t bytes;
+      auto operator<=>(const Change&) const = default;
+    };
+    std::vector<Change> changes;
+    for (const Holding& holding : holdings_) {
+      changes.push_back({holding.end_s, false, holding.bytes});
+      changes.push_back({holding.start_s + tolerance_s, true, holding.bytes});
+    }
+    std::ranges::sort(changes);
+    std::uint64_t bytes = 0;
+    std::uint32_t holders = 0;
+    bool budget_reported = false, in_flight_reported = false, slabs_reported = false;
+    for (const auto& [time_s, starts, change_bytes] : changes) {
+      if (!starts) {
+        bytes -= change_bytes;
+        --holders;
+        continue;
+      }
+      bytes += change_bytes;
+      ++holders;
+      if (expected_.host_budget_bytes && bytes > expected_.host_budget_bytes && !budget_reported) {
+        budget_reported = true;
+        report(Invariant::holdings_within_limits, fmt::format("at {:.9f} s {} bytes held, above the budget of {}",
+                                                              time_s, bytes, expected_.host_budget_bytes));
+      }
+      if (expected_.partitions_in_flight_max && holders > expected_.partitions_in_flight_max && !in_flight_reported) {
+        in_flight_reported = true;
+        report(Invariant::holdings_within_limits, fmt::format("at {:.9f} s {} partitions held, above the in-flight limit of {}",
+                                                              time_s, holders, expected_.partitions_in_flight_max));
+      }
+      if (expected_.pool_slabs && holders > *expected_.pool_slabs && !slabs_reported) {
+        slabs_reported = true;
+        report(Invariant::holdings_within_limits, fmt::format("at {:.9f} s {} partitions held pinned slabs, above the pool of {}",
+                                                              time_s, holders, *expected_.pool_slabs));
+      }
+    }
+  }
+
+  std::vector<Violation> take() { return std::move(violations_); }
+
+ private:
+  const RunExpectations& expected_;
+  std::vector<Violation> violations_;
+  std::vector<Holding> holdings_;
+  std::uint32_t assembled_ = 0;
+};
+
+}  // namespace
+
+std::string_view invariant_name(Invariant invariant) {
+  switch (invariant) {
+    case Invariant::phases_in_order: return "phases_in_order";
+    case Invariant::ends_exactly_once: return "ends_exactly_once";
+    case Invariant::gpu_compute_exclusive: return "gpu_compute_exclusive";
+    case Invariant::holdings_within_limits: return "holdings_within_limits";
+  }
+  return "unknown";
+}
+
+std::vector<Violation> check_invariants(std::span<const Span> spans, const RunExpectations& expected) {
+  Checker checker(expected);
+  std::map<std::uint32_t, std::vector<const Span*>> by_partition;
+  for (const Span& span : spans) by_partition[span.partition].push_back(&span);
+  for (auto& [partition, partition_spans] : by_partition) checker.check_partition(partition, std::move(partition_spans));
+  checker.check_outcomes();
+  checker.check_gpu_compute(spans);
+  checker.check_holdings();
+  return checker.take();
+}
+
+std::string format_violations(std::span<const Violation> violations) {
+  std::string text;
+  for (const Violation& violation : violations)
+    text += fmt::format("{}: {}\n", invariant_name(violation.invariant), violation.detail);
+  return text;
+}
+
+}  // namespace zkpipe::trace

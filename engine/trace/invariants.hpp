@@ -1,0 +1,56 @@
+// Contract: the pipeline invariants, checked on any trace in the shared schema: simulated by the
+// model, measured by the engine, or written with logical time by the property tests' policy
+// harness. A pure function of the spans and of what the run was configured with and reported;
+// it returns every violation found (empty when all hold), each naming its invariant and the
+// partition, resource and times at fault. Spans may come in any order.
+//
+// Invariants (an attempt of a partition begins at each of its synth spans; times compare with a
+// tolerance of the CSV's nine decimals):
+//   phases_in_order        within an attempt: synth -> h2d -> GPU compute -> d2h -> assemble ->
+//                          verify, each starting after every earlier phase ended; no attempt
+//                          after the one that assembled the proof. wait_* spans are the waiting
+//                          thread's (one may begin during the partition's previous attempt) and
+//                          are not ordered
+//   ends_exactly_once      at most one assemble per partition; partitions assembled == proved;
+//                          proved + failed == partitions (none lost, none duplicated)
+//   gpu_compute_exclusive  GPU compute spans of one GPU never overlap
+//   holdings_within_limits an attempt holds its a/b/c from synthesis start to the end of its
+//                          first copy: at every instant the holders' bytes <= the budget, their
+//                          number <= the in-flight limit and, pinned staging throughout,
+//                          <= the pool's slabs
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trace.hpp"
+
+namespace zkpipe::trace {
+
+struct RunExpectations {
+  std::uint32_t partitions = 0;
+  std::uint32_t proved = 0;  // as the run reported them
+  std::uint32_t failed = 0;
+  std::uint64_t host_budget_bytes = 0;
+  std::uint32_t partitions_in_flight_max = 0;
+  std::optional<std::uint32_t> pool_slabs;  // set when every copy used pinned staging
+};
+
+enum class Invariant { phases_in_order, ends_exactly_once, gpu_compute_exclusive, holdings_within_limits };
+std::string_view invariant_name(Invariant invariant);
+
+struct Violation {
+  Invariant invariant = Invariant::phases_in_order;
+  std::string detail;
+};
+
+std::vector<Violation> check_invariants(std::span<const Span> spans, const RunExpectations& expected);
+
+// One line per violation: "<invariant>: <detail>".
+std::string format_violations(std::span<const Violation> violations);
+
+}  // namespace zkpipe::trace

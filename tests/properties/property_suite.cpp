@@ -1,0 +1,414 @@
+#include "property_suite.hpp"
+
+#include <algorithm>
+#include <sstream>
+#include <unordered_map>
+#include <stdexcept>
+
+#include <rapidcheck.h>
+#include <rapidcheck/state.h>
+
+#include "leaky_lease_policy.hpp"
+#include "simulation.hpp"
+#include "trace/invariants.hpp"
+#include "trace/summary.hpp"
+
+// Defined in librapidcheck (the text after RC_PARAMS="reproduce="), not declared in its headers.
+namespace rc::detail {
+std::string reproduceMapToString(const std::unordered_map<std::string, Reproduce>& reproduceMap);
+}  // namespace rc::detail
+
+namespace zkpipe::properties {
+
+namespace {
+
+constexpr std::uint64_t mib = 1ull << 20;
+
+faults::FaultCounts& tally() {
+  static faults::FaultCounts counts;
+  return counts;
+}
+
+// --- the policy, stateful --------------------------------------------------------------------
+
+rc::Gen<HarnessSettings> arbitrary_harness_settings() {
+  return rc::gen::exec([] {
+    HarnessSettings settings;
+    policy::PolicySettings& p = settings.policy;
+    p.partitions = *rc::gen::inRange<std::uint32_t>(1, 33);
+    p.partition_host_bytes = *rc::gen::inRange<std::uint64_t>(1, 5) * 512 * mib;
+    p.host_budget_bytes = p.partition_host_bytes * *rc::gen::inRange<std::uint64_t>(1, 9);
+    p.partitions_in_flight_max = *rc::gen::inRange<std::uint32_t>(1, 9);
+    p.staging = *rc::gen::element(policy::Staging::pinned, policy::Staging::pageable);
+    p.pool_slabs = *rc::gen::inRange<std::uint32_t>(1, 9);
+    p.gpus = *rc::gen::inRange<std::uint32_t>(1, 9);
+    p.workers_per_gpu = *rc::gen::inRange<std::uint32_t>(1, 4);
+    p.retry_limit = *rc::gen::inRange<std::uint32_t>(0, 4);
+    settings.synthesis_threads = *rc::gen::inRange<std::uint32_t>(1, 17);
+    return settings;
+  });
+}
+
+// Fault-free events weigh more than faults, so that most runs get far into the job.
+rc::Gen<EventKind> arbitrary_event_kind() {
+  return rc::gen::weightedElement<EventKind>({
+      {8, EventKind::start_synthesis},
+      {8, EventKind::finish_synthesis},
+      {8, EventKind::assign_gpu_work},
+      {8, EventKind::finish_copy},
+      {8, EventKind::begin_compute},
+      {8, EventKind::finish_compute},
+      {3, EventKind::watchdog_fires},
+      {2, EventKind::gpu_error},
+      {1, EventKind::pinned_allocation_failure},
+      {2, EventKind::slow_transfer},
+      {1, EventKind::stalled_transfer},
+      {1, EventKind::worker_dies},
+  });
+}
+
+// One rc::state command: an event of the pipeline (or a fault) on the target `pick` selects.
+// The model state is the settings: which events can happen is decided by the harness at run
+// time, so every command applies in every state and shrinking may drop any of them.
+template <typename Policy>
+struct PipelineEvent : rc::state::Command<HarnessSettings, PolicyHarness<Policy>> {
+  PipelineEvent(EventKind event_kind, std::uint32_t event_pick) : kind(event_kind), pick(event_pick) {}
+  EventKind kind;
+  std::uint32_t pick;
+
+  void run(const HarnessSettings&, PolicyHarness<Policy>& harness) const override { harness.apply(kind, pick); }
+  void show(std::ostream& os) const override { os << event_name(kind) << "(" << pick << ")"; }
+};
+
+template <typename Policy>
+rc::Gen<std::shared_ptr<const rc::state::Command<HarnessSettings, PolicyHarness<Policy>>>> arbitrary_event(
+    const HarnessSettings&) {
+  using Event = rc::state::Command<HarnessSettings, PolicyHarness<Policy>>;
+  return rc::gen::map(rc::gen::pair(arbitrary_event_kind(), rc::gen::inRange<std::uint32_t>(0, 64)),
+                      [](const std::pair<EventKind, std::uint32_t>& event) -> std::shared_ptr<const Event> {
+                        return std::make_shared<const PipelineEvent<Policy>>(event.first, event.second);
+                      });
+}
+
+// --- the model -------------------------------------------------------------------------------
+
+// Costs of a small workload: synthesis a few ms of a core per 2^16 constraints, GPU phases of
+// comparable length, pinned and pageable H2D paths shaped like the H200 fit.
+const model::Scenario& base_scenario() {
+  static const model::Scenario base = model::parse_scenario_text(R"(name = "property"
+[hardware]
+cores = 8
+h2d_chunk_mib = 8
+[h2d.pinned]
+overhead_s_per_gb = 0.0
+per_thread_s_per_gb = 0.0005
+per_thread_squared_s_per_gb = 0.0001
+[h2d.pageable]
+overhead_s_per_gb = 0.12
+per_thread_s_per_gb = 0.008
+per_thread_squared_s_per_gb = 0.001
+[synthesis]
+core_s_per_mconstraint = 0.5
+slowdown_per_extra_thread = 0.02
+[cpu]
+assemble_s = 0.002
+[gpu_phase_cost.ntt]
+fixed_s = 0.001
+per_mitem_s = 0.004
+[gpu_phase_cost.msm_h]
+fixed_s = 0.002
+per_mitem_s = 0.01
+[gpu_phase_cost.tail_msm]
+fixed_s = 0.003
+per_mitem_s = 0.02
+)",
+                                                                 "property-base.toml", ".")
+                                          .base;
+  return base;
+}
+
+rc::Gen<ScenarioChoice> arbitrary_scenario_choice(bool with_faults) {
+  return rc::gen::exec([with_faults] {
+    ScenarioChoice choice;
+    choice.seed = *rc::gen::inRange<std::uint64_t>(1, 1'000'000);
+    choice.partitions = *rc::gen::inRange<std::uint32_t>(1, 13);
+    choice.lg_constraints = *rc::gen::inRange<std::uint32_t>(16, 21);
+    choice.synthesis_threads = *rc::gen::inRange<std::uint32_t>(1, 9);
+    choice.partitions_in_flight = *rc::gen::inRange<std::uint32_t>(1, 9);
+    choice.staging = *rc::gen::element(policy::Staging::pinned, policy::Staging::pageable);
+    choice.pool_slabs = *rc::gen::inRange<std::uint32_t>(1, 9);
+    choice.budget_partitions = *rc::gen::inRange<std::uint32_t>(1, 9);
+    choice.gpus = *rc::gen::inRange<std::uint32_t>(1, 9);
+    choice.workers_per_gpu = *rc::gen::inRange<std::uint32_t>(1, 4);
+    choice.copy_engines = *rc::gen::inRange<std::uint32_t>(1, 3);
+    choice.pcie_h2d_gbps = double(*rc::gen::inRange<std::uint32_t>(4, 65));
+    choice.retry_limit = *rc::gen::inRange<std::uint32_t>(0, 4);
+    if (with_faults) {
+      choice.gpu_error_probability = *rc::gen::inRange<std::uint32_t>(0, 41) / 100.0;
+      choice.slow_transfer_probability = *rc::gen::inRange<std::uint32_t>(0, 31) / 100.0;
+      choice.stalled_transfer_probability = *rc::gen::inRange<std::uint32_t>(0, 21) / 100.0;
+      choice.worker_death_probability = *rc::gen::inRange<std::uint32_t>(0, 11) / 100.0;
+      choice.pinned_allocation_fails = *rc::gen::weightedElement<bool>({{9, false}, {1, true}});
+    }
+    return choice;
+  });
+}
+
+trace::RunExpectations expectations(const model::Scenario& scenario, const model::SimulationResult& result) {
+  trace::RunExpectations expected;
+  expected.partitions = scenario.workload.partitions;
+  expected.proved = result.proved;
+  expected.failed = result.failed;
+  expected.host_budget_bytes = scenario.policy.host_budget_bytes;
+  expected.partitions_in_flight_max = scenario.policy.partitions_in_flight;
+  if (result.staging == policy::Staging::pinned) expected.pool_slabs = scenario.policy.pool_slabs;
+  return expected;
+}
+
+model::SimulationResult simulate_and_tally(const model::Scenario& scenario) {
+  model::SimulationResult result = model::simulate(scenario);
+  tally() += result.faults_injected;
+  return result;
+}
+
+void simulated_traces_keep_the_pipeline_invariants() {
+  const ScenarioChoice choice = *arbitrary_scenario_choice(true);
+  const model::Scenario scenario = choice.build();
+  const model::SimulationResult result = simulate_and_tally(scenario);
+  const auto violations = trace::check_invariants(result.spans, expectations(scenario, result));
+  if (!violations.empty()) RC_FAIL("simulated trace breaks invariants:\n" + trace::format_violations(violations));
+}
+
+void utilization_within_zero_and_one() {
+  const model::Scenario scenario = (*arbitrary_scenario_choice(true)).build();
+  const trace::TraceSummary summary = trace::summarize(simulate_and_tally(scenario).spans);
+  RC_ASSERT(summary.gpu_utilization >= 0.0);
+  RC_ASSERT(summary.gpu_utilization <= 1.0 + 1e-9);
+  for (const auto& [gpu, utilization] : summary.gpu_utilization_by_gpu) {
+    RC_ASSERT(utilization >= 0.0);
+    RC_ASSERT(utilization <= 1.0 + 1e-9);
+  }
+}
+
+void makespan_at_least_gpu_work_per_gpu() {
+  const model::Scenario scenario = (*arbitrary_scenario_choice(true)).build();
+  const model::SimulationResult result = simulate_and_tally(scenario);
+  double gpu_work_s = 0;
+  for (const trace::Span& span : result.spans)
+    if (trace::is_gpu_compute(span.phase)) gpu_work_s += span.duration_s();
+  const double makespan_s = trace::summarize(result.spans).makespan_s;
+  RC_ASSERT(makespan_s >= gpu_work_s / scenario.hardware.gpus - 1e-9);
+}
+
+// The comparative properties change one knob; worker deaths (keyed by which worker runs an
+// attempt, which timing changes) and the pinned-allocation failure (which makes pinned staging
+// pageable) stay off so that all else is equal. Keyed GPU errors and slow or stalled copies hit
+// the same attempts either way.
+ScenarioChoice comparable_choice() {
+  ScenarioChoice choice = *arbitrary_scenario_choice(true);
+  choice.worker_death_probability = 0;
+  choice.pinned_allocation_fails = false;
+  return choice;
+}
+
+// Pinned staging adds one constraint pageable staging lacks, the pool: a pool smaller than the
+// in-flight limit serializes synthesis behind copies (regression
+// PinnedStagingWithAPoolSmallerThanTheInFlightLimitIsSlowerThanPageable), so the pool here is
+// at least the in-flight limit, where it never binds and only the copy path differs.
+void pinned_never_slower_than_pageable() {
+  ScenarioChoice choice = comparable_choice();
+  choice.pool_slabs = std::max(choice.pool_slabs, choice.partitions_in_flight);
+  choice.staging = policy::Staging::pinned;
+  const double pinned_s = simulated_makespan_s(choice.build());
+  choice.staging = policy::Staging::pageable;
+  const double pageable_s = simulated_makespan_s(choice.build());
+  RC_LOG() << "pinned " << pinned_s << " s, pageable " << pageable_s << " s\n";
+  RC_ASSERT(pinned_s <= pageable_s * (1 + 1e-9));
+}
+
+void more_pcie_bandwidth_never_slower() {
+  ScenarioChoice choice = comparable_choice();
+  const double faster_gbps = choice.pcie_h2d_gbps * (1 + *rc::gen::inRange<std::uint32_t>(1, 8));
+  const double slower_s = simulated_makespan_s(choice.build());
+  choice.pcie_h2d_gbps = faster_gbps;
+  const double faster_s = simulated_makespan_s(choice.build());
+  RC_LOG() << "at " << faster_gbps << " GB/s " << faster_s << " s, slower link " << slower_s << " s\n";
+  RC_ASSERT(faster_s <= slower_s * (1 + 1e-9));
+}
+
+// Soak reports failures itself: RapidCheck's own listeners (the reproduce line printed at exit)
+// stay out of it.
+class SilentListener : public rc::detail::TestListener {
+ public:
+  void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
+  void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
+  void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
+};
+
+template <typename Property>
+NamedProperty policy_entry(const char* id, Property property) {
+  return {id, false, [property] { check_policy_property<policy::SchedulingPolicy>(property); }};
+}
+
+}  // namespace
+
+void showValue(const HarnessSettings& settings, std::ostream& os) {
+  const policy::PolicySettings& p = settings.policy;
+  os << "partitions " << p.partitions << ", partition_host_bytes " << p.partition_host_bytes << ", host_budget_bytes "
+     << p.host_budget_bytes << ", in_flight " << p.partitions_in_flight_max << ", staging "
+     << policy::staging_name(p.staging) << ", pool_slabs " << p.pool_slabs << ", gpus " << p.gpus
+     << ", workers_per_gpu " << p.workers_per_gpu << ", retry_limit " << p.retry_limit << ", synthesis_threads "
+     << settings.synthesis_threads;
+}
+
+std::string_view property_name(PolicyProperty property) {
+  switch (property) {
+    case PolicyProperty::leases_within_pool: return "leases_within_pool";
+    case PolicyProperty::reserved_within_budget: return "reserved_within_budget";
+    case PolicyProperty::ends_exactly_once: return "ends_exactly_once";
+    case PolicyProperty::phases_in_order: return "phases_in_order";
+    case PolicyProperty::no_deadlock: return "no_deadlock";
+    case PolicyProperty::gpu_compute_exclusive: return "gpu_compute_exclusive";
+  }
+  return "unknown";
+}
+
+std::string_view event_name(EventKind kind) {
+  switch (kind) {
+    case EventKind::start_synthesis: return "start_synthesis";
+    case EventKind::finish_synthesis: return "finish_synthesis";
+    case EventKind::assign_gpu_work: return "assign_gpu_work";
+    case EventKind::finish_copy: return "finish_copy";
+    case EventKind::begin_compute: return "begin_compute";
+    case EventKind::finish_compute: return "finish_compute";
+    case EventKind::watchdog_fires: return "watchdog_fires";
+    case EventKind::gpu_error: return "FAULT gpu_error";
+    case EventKind::pinned_allocation_failure: return "FAULT pinned_allocation_failure";
+    case EventKind::slow_transfer: return "FAULT slow_transfer";
+    case EventKind::stalled_transfer: return "FAULT stalled_transfer";
+    case EventKind::worker_dies: return "FAULT worker_dies";
+  }
+  return "unknown";
+}
+
+template <typename Policy>
+void check_policy_property(PolicyProperty property) {
+  const HarnessSettings settings = *arbitrary_harness_settings();
+  PolicyHarness<Policy> harness(settings);
+  rc::state::check(settings, harness, &arbitrary_event<Policy>);
+  const std::uint32_t commands = harness.events_applied();
+  harness.finish();
+  tally() += harness.faults_injected();
+  RC_TAG(harness.faults_injected().total() > 0 ? "with faults" : "fault-free");
+  if (const auto violation = harness.first_violation(property)) {
+    last_policy_failure() = {settings, commands, violation->detail};
+    RC_FAIL(std::string(property_name(property)) + " violated " + violation->detail);
+  }
+}
+template void check_policy_property<policy::SchedulingPolicy>(PolicyProperty);
+template void check_policy_property<LeakyLeasePolicy>(PolicyProperty);
+
+model::Scenario ScenarioChoice::build() const {
+  model::Scenario scenario = base_scenario();
+  scenario.seed = seed;
+  scenario.workload.partitions = partitions;
+  scenario.workload.constraints_per_partition = 1ull << lg_constraints;
+  scenario.hardware.gpus = gpus;
+  scenario.hardware.copy_engines_h2d = copy_engines;
+  scenario.hardware.pcie_h2d_gbps = pcie_h2d_gbps;
+  scenario.policy.synthesis_threads = synthesis_threads;
+  scenario.policy.partitions_in_flight = partitions_in_flight;
+  scenario.policy.staging = staging;
+  scenario.policy.pool_slabs = pool_slabs;
+  scenario.policy.host_budget_bytes = scenario.workload.partition_host_bytes() * budget_partitions;
+  scenario.policy.workers_per_gpu = workers_per_gpu;
+  scenario.policy.retry_limit = retry_limit;
+  scenario.faults.gpu_error_probability = gpu_error_probability;
+  scenario.faults.slow_transfer_probability = slow_transfer_probability;
+  scenario.faults.stalled_transfer_probability = stalled_transfer_probability;
+  scenario.faults.stalled_transfer_s = 0.05;
+  scenario.faults.worker_death_probability = worker_death_probability;
+  scenario.faults.pinned_allocation_fails = pinned_allocation_fails;
+  policy::validate(scenario.policy_settings());
+  faults::validate(scenario.fault_options());
+  return scenario;
+}
+
+void showValue(const ScenarioChoice& c, std::ostream& os) {
+  os << "seed " << c.seed << ", partitions " << c.partitions << ", lg_constraints " << c.lg_constraints
+     << ", synthesis_threads " << c.synthesis_threads << ", in_flight " << c.partitions_in_flight << ", staging "
+     << policy::staging_name(c.staging) << ", pool_slabs " << c.pool_slabs << ", budget_partitions "
+     << c.budget_partitions << ", gpus " << c.gpus << ", workers_per_gpu " << c.workers_per_gpu << ", copy_engines "
+     << c.copy_engines << ", pcie_h2d_gbps " << c.pcie_h2d_gbps << ", retry_limit " << c.retry_limit
+     << ", gpu_error_probability " << c.gpu_error_probability << ", slow_transfer_probability "
+     << c.slow_transfer_probability << ", stalled_transfer_probability " << c.stalled_transfer_probability
+     << ", worker_death_probability " << c.worker_death_probability << ", pinned_allocation_fails "
+     << c.pinned_allocation_fails;
+}
+
+double simulated_makespan_s(const model::Scenario& scenario) {
+  return trace::summarize(simulate_and_tally(scenario).spans).makespan_s;
+}
+
+faults::FaultCounts faults_injected_in_process() { return tally(); }
+
+PolicyFailure& last_policy_failure() {
+  static PolicyFailure failure;
+  return failure;
+}
+
+const std::vector<NamedProperty>& all_properties() {
+  static const std::vector<NamedProperty> properties = {
+      policy_entry("PolicyProperties/LeasesWithinPool", PolicyProperty::leases_within_pool),
+      policy_entry("PolicyProperties/ReservedWithinBudget", PolicyProperty::reserved_within_budget),
+      policy_entry("PolicyProperties/EveryPartitionEndsExactlyOnce", PolicyProperty::ends_exactly_once),
+      policy_entry("PolicyProperties/PhasesInOrder", PolicyProperty::phases_in_order),
+      policy_entry("PolicyProperties/NoDeadlock", PolicyProperty::no_deadlock),
+      policy_entry("PolicyProperties/GpuComputeSectionsNeverOverlap", PolicyProperty::gpu_compute_exclusive),
+      {"ModelProperties/SimulatedTracesKeepThePipelineInvariants", true, simulated_traces_keep_the_pipeline_invariants},
+      {"ModelProperties/UtilizationWithinZeroAndOne", true, utilization_within_zero_and_one},
+      {"ModelProperties/MakespanAtLeastGpuWorkPerGpu", true, makespan_at_least_gpu_work_per_gpu},
+      {"ModelProperties/PinnedNeverSlowerThanPageable", true, pinned_never_slower_than_pageable},
+      {"ModelProperties/MorePcieBandwidthNeverSlower", true, more_pcie_bandwidth_never_slower},
+  };
+  return properties;
+}
+
+const NamedProperty& property_by_id(const std::string& id) {
+  std::string known;
+  for (const NamedProperty& property : all_properties()) {
+    if (property.id == id) return property;
+    known += " " + property.id;
+  }
+  throw std::invalid_argument("no property " + id + "; known:" + known);
+}
+
+PropertyRun run_property(const NamedProperty& property, std::uint64_t seed, int cases) {
+  rc::detail::TestMetadata metadata;
+  metadata.id = property.id;
+  metadata.description = property.id;
+  rc::detail::TestParams params;
+  params.seed = seed;
+  params.maxSuccess = cases;
+  SilentListener listener;
+  const rc::detail::TestResult result = rc::detail::checkTestable(property.body, metadata, params, listener);
+  PropertyRun run;
+  run.id = property.id;
+  run.seed = seed;
+  if (result.template is<rc::detail::SuccessResult>()) {
+    run.cases_passed = result.template get<rc::detail::SuccessResult>().numSuccess;
+    return run;
+  }
+  run.failed = true;
+  std::ostringstream message;
+  rc::detail::printResultMessage(result, message);
+  run.failure = message.str();
+  if (result.template is<rc::detail::FailureResult>()) {
+    const auto& failure = result.template get<rc::detail::FailureResult>();
+    run.cases_passed = failure.numSuccess;
+    run.reproduce = rc::detail::reproduceMapToString({{property.id, failure.reproduce}});
+  }
+  return run;
+}
+
+}  // namespace zkpipe::properties
