@@ -1,0 +1,125 @@
+// End-to-end tests of the model's commands through CLI11, as `zkpipe` runs them: simulate writes
+// a trace and its sidecar; calibrate on some runs, simulate the held-out one and compare (the loop
+// the README promises for the engine's traces, here with a simulated "measurement"); sweep and
+// report write their files; bad input is one line on stderr and exit code 1.
+#include <fstream>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "compare.hpp"
+#include "model_commands.hpp"
+#include "test_support.hpp"
+#include "trace/summary.hpp"
+#include "trace/trace_csv.hpp"
+
+namespace zkpipe::model {
+namespace {
+
+// Runs `zkpipe ARGS...` with the model's commands; returns the exit code.
+int run_zkpipe(std::vector<std::string> args) {
+  CLI::App app{"zkpipe"};
+  app.require_subcommand(1);
+  tools::add_model_commands(app);
+  std::vector<const char*> argv{"zkpipe"};
+  for (const std::string& arg : args) argv.push_back(arg.c_str());
+  try {
+    app.parse(int(argv.size()), const_cast<char**>(argv.data()));
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error);
+  }
+  return 0;
+}
+
+std::string costs_removed(std::string text) { return text.substr(0, text.find("[h2d.pinned]")); }
+
+TEST(ModelCommands, CalibratedOnSomeRunsPredictsAHeldOutRunWithinFivePercent) {
+  testing::ScratchDirectory scratch;
+  const auto dir = scratch.path();
+  std::ofstream(dir / "truth.toml") << testing::small_scenario_text();
+  std::vector<std::string> calibrate = {"calibrate"};
+  for (const char* staging : {"pinned", "pageable"})
+    for (const char* threads : {"2", "6"}) {
+      const std::string trace = (dir / fmt::format("{}-{}.csv", staging, threads)).string();
+      ::testing::internal::CaptureStdout();
+      ASSERT_EQ(run_zkpipe({"simulate", (dir / "truth.toml").string(), "--set", fmt::format("policy.staging=\"{}\"", staging),
+                            "--set", fmt::format("policy.synthesis_threads={}", threads), "-o", trace}),
+                0);
+      ::testing::internal::GetCapturedStdout();
+      EXPECT_TRUE(std::filesystem::exists(dir / fmt::format("{}-{}.json", staging, threads)));
+      calibrate.push_back(trace);
+    }
+  calibrate.insert(calibrate.end(), {"-o", (dir / "fit.toml").string()});
+  ::testing::internal::CaptureStdout();
+  ASSERT_EQ(run_zkpipe(calibrate), 0);
+  const std::string fits = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(fits.find("fit gpu_phase_cost.ntt"), std::string::npos) << fits;
+  EXPECT_NE(fits.find("residual"), std::string::npos);
+
+  std::ofstream(dir / "calibrated.toml") << "calibration = \"fit.toml\"\n" << costs_removed(testing::small_scenario_text());
+  ::testing::internal::CaptureStdout();
+  ASSERT_EQ(run_zkpipe({"simulate", (dir / "truth.toml").string(), "--set", "policy.synthesis_threads=4", "-o",
+                        (dir / "measured.csv").string()}),
+            0);
+  ASSERT_EQ(run_zkpipe({"simulate", (dir / "calibrated.toml").string(), "--set", "policy.synthesis_threads=4", "-o",
+                        (dir / "predicted.csv").string(), "--perfetto", (dir / "predicted.perfetto.json").string()}),
+            0);
+  ASSERT_EQ(run_zkpipe({"compare", (dir / "measured.csv").string(), (dir / "predicted.csv").string()}), 0);
+  const std::string output = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(output.find("partitions_per_s"), std::string::npos) << output;
+  EXPECT_TRUE(std::filesystem::exists(dir / "predicted.perfetto.json"));
+
+  const auto errors = compare_summaries(trace::summarize(trace::read_csv_file(dir / "measured.csv")),
+                                        trace::summarize(trace::read_csv_file(dir / "predicted.csv")));
+  std::size_t checked = 0;
+  for (const MetricError& error : errors) {
+    if (error.metric == "partitions_per_s" || error.metric == "gpu_utilization") {  // % and points
+      EXPECT_LE(std::abs(error.error), 5.0) << output;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 2u);
+}
+
+TEST(ModelCommands, SweepAndReportWriteTheirFiles) {
+  testing::ScratchDirectory scratch;
+  const auto dir = scratch.path();
+  std::ofstream(dir / "s.toml") << testing::small_scenario_text()
+                                << "\n[sweep]\n\"policy.synthesis_threads\" = [2, 4]\n\"policy.pool_slabs\" = [1, 3]\n";
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  ASSERT_EQ(run_zkpipe({"sweep", (dir / "s.toml").string(), "-j", "2", "-o", (dir / "sweep.csv").string()}), 0);
+  ASSERT_EQ(run_zkpipe({"simulate", (dir / "s.toml").string(), "-o", (dir / "t.csv").string()}), 0);
+  ASSERT_EQ(run_zkpipe({"report", (dir / "t.csv").string(), "--sweep", (dir / "sweep.csv").string(), "-o",
+                        (dir / "r.html").string()}),
+            0);
+  const std::string output = ::testing::internal::GetCapturedStdout();
+  const std::string progress = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(progress.find("4/4 points"), std::string::npos) << progress;
+  EXPECT_NE(output.find("gpu_utilization"), std::string::npos) << output;
+  std::stringstream html;
+  html << std::ifstream(dir / "r.html").rdbuf();
+  EXPECT_NE(html.str().find("id=\"heatmap\""), std::string::npos);
+}
+
+TEST(ModelCommands, BadInputIsOneLineAndExitCodeOne) {
+  testing::ScratchDirectory scratch;
+  std::ofstream(scratch.path() / "bad.toml") << "[policy]\nthreads = 3\n";
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(run_zkpipe({"simulate", (scratch.path() / "bad.toml").string()}), 1);
+  const std::string error = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(std::count(error.begin(), error.end(), '\n'), 1) << error;
+  EXPECT_NE(error.find("bad.toml:2: policy.threads: unknown key"), std::string::npos) << error;
+
+  ::testing::internal::CaptureStderr();
+  std::ofstream(scratch.path() / "broken.csv") << "run,source\nx,y\n";
+  EXPECT_EQ(run_zkpipe({"report", (scratch.path() / "broken.csv").string(), "-o", (scratch.path() / "r.html").string()}), 1);
+  const std::string trace_error = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(trace_error.find("zkpipe report: "), std::string::npos) << trace_error;
+  EXPECT_NE(trace_error.find("broken.csv"), std::string::npos) << trace_error;
+}
+
+}  // namespace
+}  // namespace zkpipe::model
