@@ -104,6 +104,8 @@ class SchedulingPolicy {
   // A failed attempt (GPU error, failed copy, failed verification): retried while attempts
   // remain, else reported failed. Whatever the partition still held is returned.
   void attempt_failed(PartitionId partition);
+  // Call once the dead worker can no longer touch the partition's buffers (its copy stopped):
+  // the partition's slab and reservation are returned at once.
   void worker_died(WorkerId worker);
   void pinned_allocation_failed();
 
