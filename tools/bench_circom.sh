@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # zkpipe (CPU backend) against `snarkjs groth16 prove` on the same snarkjs .zkey and circom .wtns,
 # one after the other in one run on this machine: prints both wall times (whole process: start-up,
-# reading the key, proving, writing JSON) and the ratio, and checks both proofs with
+# reading the key, proving, writing JSON), their CPU times (user + system: a fairer view when other
+# work shares the cores; the load average is printed) and the ratios, and checks both proofs with
 # `snarkjs groth16 verify`. zkpipe also verifies its proof before writing it; --r1cs is not given,
 # so neither side checks the constraints.
 #
@@ -22,25 +23,29 @@ wtns=$fixture/witness.wtns vk=$fixture/verification_key.json
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-wall() {  # seconds a command takes, its output in $work/$1.log
+# Runs a command, its output in $work/NAME.log; sets NAME_wall and NAME_cpu (user + system) seconds.
+measure() {
   local name=$1; shift
-  local start end
-  start=$(date +%s.%N)
-  "$@" >"$work/$name.log" 2>&1 || { cat "$work/$name.log"; echo "bench_circom: $name failed"; exit 1; }
-  end=$(date +%s.%N)
-  awk -v s="$start" -v e="$end" 'BEGIN { printf "%.2f", e - s }'
+  local TIMEFORMAT='%R %U %S' wall user sys
+  { time "$@" >"$work/$name.log" 2>&1; } 2>"$work/$name.time" ||
+    { cat "$work/$name.log"; echo "bench_circom: $name failed"; exit 1; }
+  read -r wall user sys <"$work/$name.time"
+  printf -v "${name}_wall" '%s' "$wall"
+  printf -v "${name}_cpu" '%s' "$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')"
 }
 
-echo "bench_circom: $(basename "$zkey") + $(basename "$wtns") on $(nproc) cores, $(date -u +%FT%TZ)"
-zkpipe_s=$(wall zkpipe "$zkpipe" prove --backend cpu --zkey "$zkey" --wtns "$wtns" \
-             --proof "$work/zkpipe.proof.json" --public "$work/zkpipe.public.json")
-snarkjs_s=$(wall snarkjs "$snarkjs" groth16 prove "$zkey" "$wtns" "$work/snarkjs.proof.json" "$work/snarkjs.public.json")
+echo "bench_circom: $(basename "$zkey") + $(basename "$wtns") on $(nproc) cores, $(date -u +%FT%TZ)," \
+     "load average $(cut -d' ' -f1-3 /proc/loadavg)"
+measure zkpipe "$zkpipe" prove --backend cpu --zkey "$zkey" --wtns "$wtns" \
+  --proof "$work/zkpipe.proof.json" --public "$work/zkpipe.public.json"
+measure snarkjs "$snarkjs" groth16 prove "$zkey" "$wtns" "$work/snarkjs.proof.json" "$work/snarkjs.public.json"
 for who in zkpipe snarkjs; do
   "$snarkjs" groth16 verify "$vk" "$work/$who.public.json" "$work/$who.proof.json" 2>&1 | grep -q "OK!" ||
     { echo "bench_circom: snarkjs rejected $who's proof"; exit 1; }
 done
 grep -E "^  [a-z_0-9]+ " "$work/zkpipe.log" | sed 's/^/  zkpipe /'
-echo "zkpipe (cpu)   ${zkpipe_s} s"
-echo "snarkjs        ${snarkjs_s} s"
-awk -v z="$zkpipe_s" -v s="$snarkjs_s" 'BEGIN { printf "ratio snarkjs/zkpipe %.2f (above 1: zkpipe is faster)\n", s / z }'
+echo "zkpipe (cpu)   wall ${zkpipe_wall} s   cpu ${zkpipe_cpu} s"
+echo "snarkjs        wall ${snarkjs_wall} s   cpu ${snarkjs_cpu} s"
+awk -v zw="$zkpipe_wall" -v sw="$snarkjs_wall" -v zc="$zkpipe_cpu" -v sc="$snarkjs_cpu" 'BEGIN {
+  printf "ratio snarkjs/zkpipe: wall %.2f, cpu %.2f (above 1: zkpipe is faster)\n", sw / zw, sc / zc }'
 echo "both proofs verified by snarkjs groth16 verify"

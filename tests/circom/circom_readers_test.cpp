@@ -192,6 +192,13 @@ TEST(CircomFiles, FilesOfAnotherCircuitAreRejected) {
   put<uint64_t>(wtns, payload_offset(wtns, 2) - 8, 4 * 32);
   TempFile other_wtns("other.wtns", wtns);
   expect_error([&] { circom_rows(zkey, other_wtns.path(), std::nullopt); }, {"4 values", "5 variables", "different circuits"});
+  // A key whose first A coefficient (-1 on signal a) became +1: same sizes, another circuit.
+  std::string changed = slurp(fixtures / "tiny.zkey");
+  uint64_t value = payload_offset(changed, 4) + 4 + 12;
+  for (int i = 0; i < 4; ++i) put<uint64_t>(changed, value + 8 * i, bls12_381::FrParams::r2(i));  // 1 as v*R^2
+  auto changed_zkey = zkey_of(changed);
+  expect_error([&] { circom_rows(changed_zkey, fixtures / "tiny.wtns", fixtures / "tiny.r1cs"); },
+               {"tiny.r1cs", "constraint 0's A differs from row 0 of the .zkey", "another circuit"});
 }
 
 TEST(ContainerErrors, NameFileOffsetAndExpectation) {
