@@ -1,13 +1,12 @@
 // Contract: a Scenario is everything one simulation needs: hardware, workload, policy settings,
 // calibrated costs and faults, read from a TOML file (keys documented in scenarios/README.md).
 // Loading is strict: an unknown key, a value of the wrong type or out of range raises
-// ScenarioError whose message names the file, the line and the key. A scenario may name a
-// calibration file (`calibration = "path.toml"`, relative to the scenario) whose tables are read
-// first and overridden by the scenario's own keys. `[sweep]` lists values for any key; a sweep
+// ScenarioError whose message names the file, the line and the key. A scenario may name
+// calibration files (`calibration = "path.toml"` or a list, relative to the scenario) whose
+// tables are read first, in order, and overridden by the scenario's own keys. `[sweep]` lists values for any key; a sweep
 // expands into one Scenario per point (cartesian product, keys in alphabetical order).
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <map>
