@@ -1,6 +1,7 @@
 // Tests of calibration: the fit of the shipped H200 H2D measurements, and recovering known
 // parameters from simulated traces written with their sidecars.
 #include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -34,6 +35,15 @@ TEST(Calibration, H200BenchmarkFitReproducesEveryMeasurementWithinThreePercent) 
   }
   const std::string toml = calibration_toml(fit, "test");
   EXPECT_NE(toml.find("[h2d.pageable]"), std::string::npos);
+}
+
+TEST(Calibration, TheReadmeH2dTableIsWhatTheFitPredicts) {
+  const auto rows = read_h2d_benchmark(testing::source_dir() / "scenarios/calibration/h200-h2d.csv");
+  const std::string table = h2d_prediction_table(fit_h2d_benchmark(rows, std::nullopt), idle_pinned_gbps(rows), 16, rows);
+  std::stringstream readme;
+  readme << std::ifstream(testing::source_dir() / "model/README.md").rdbuf();
+  EXPECT_NE(readme.str().find(table), std::string::npos)
+      << "model/README.md's H2D table is stale; regenerate it with zkpipe calibrate --table-markdown:\n" << table;
 }
 
 TEST(Calibration, RecoversKnownParametersFromSimulatedTraces) {
