@@ -237,6 +237,10 @@ Scenario read_scenario(const toml::table& table, const std::string& origin, cons
   scenario.table = table;
   TableReader root(table, "", origin, sources);
   scenario.name = root.text("name", std::filesystem::path(origin).stem().string());
+  // the name is the trace's run column: keep it to characters CSV and file names take as they are
+  if (scenario.name.empty() || scenario.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                                "0123456789._-+") != std::string::npos)
+    root.fail("name", fmt::format("'{}' must be letters, digits and . _ - + only", scenario.name));
   scenario.seed = root.integer("seed", 1, 0, std::numeric_limits<std::int64_t>::max());
   root.mark_known("calibration");
 
@@ -462,9 +466,9 @@ LoadedScenario load_scenario_file(const std::filesystem::path& path) {
 Scenario with_setting(const Scenario& scenario, const std::string& key, const std::string& value_toml) {
   const toml::table parsed = parse_toml("value = " + value_toml, "setting " + key);
   toml::table table = scenario.table;
+  if (!table.contains("name")) table.insert("name", scenario.name);  // else named after the origin
   set_at_path(table, key, *parsed.get("value"));
   Scenario changed = read_scenario(table, "setting " + key, SourceMap{});
-  changed.name = scenario.name;
   changed.file = scenario.file;
   return changed;
 }

@@ -56,6 +56,12 @@ TEST(Scenario, AWrongTypeAndAnImpossibleBudgetAreErrors) {
   EXPECT_NE(error_of(text).find("budget"), std::string::npos) << error_of(text);
 }
 
+TEST(Scenario, ANameThatWouldBreakTheTraceCsvIsAnError) {
+  std::string text = testing::small_scenario_text();
+  text.replace(text.find("name = \"small\""), 14, "name = \"a,b\"");
+  EXPECT_NE(error_of(text).find("scenario.toml:1: name"), std::string::npos) << error_of(text);
+}
+
 TEST(Scenario, AMissingCostAsksForACalibration) {
   std::string text = testing::small_scenario_text();
   text.erase(text.find("[synthesis]"), text.find("[cpu]") - text.find("[synthesis]"));
@@ -90,7 +96,11 @@ TEST(Scenario, ASweepOfAnUnknownKeyIsAnError) {
 }
 
 TEST(Scenario, ASettingChangesOneKeyAndIsValidated) {
-  const Scenario scenario = parse_scenario_text(testing::small_scenario_text(), "s.toml", ".").base;
+  std::string text = testing::small_scenario_text();
+  text.erase(0, text.find('\n') + 1);  // no name: the scenario is named after its file
+  const Scenario scenario = parse_scenario_text(text, "dir/s.toml", ".").base;
+  EXPECT_EQ(scenario.name, "s");
+  EXPECT_EQ(with_setting(scenario, "seed", "3").name, "s");
   EXPECT_EQ(with_setting(scenario, "policy.staging", "\"pageable\"").policy.staging, policy::Staging::pageable);
   EXPECT_THROW(with_setting(scenario, "policy.pool_slabs", "-1"), ScenarioError);
 }
