@@ -84,11 +84,24 @@ class WaitQueue {
 // Everything the actors share.
 struct Simulation {
   explicit Simulation(const Scenario& s)
-      : scenario(s), policy(s.policy_settings()), faults(s.fault_options()) {}
+      : scenario(s),
+        policy(s.policy_settings()),
+        faults(s.fault_options()),
+        staging_held_by_worker(s.hardware.gpus * s.policy.workers_per_gpu, false),
+        dies_after_copy(staging_held_by_worker.size(), false) {}
 
   const Scenario& scenario;
   policy::SchedulingPolicy policy;
   faults::FaultInjector faults;
+  // A worker holds its partition's staging (slab or pageable a/b/c) from assignment to the end of
+  // its copy; a worker that dies meanwhile dies when the copy ends, so the policy never reissues
+  // a slab that a copy still reads.
+  std::vector<bool> staging_held_by_worker;
+  std::vector<bool> dies_after_copy;
+  void worker_died(policy::WorkerId worker) {
+    policy.worker_died(worker);
+    announce(Event::worker_died);
+  }
   // Waiters are woken only by events that can unblock them, one at a time where one event
   // unblocks one waiter (waking every actor on every event costs more than the simulation).
   WaitQueue synthesis_may_start;
@@ -211,6 +224,7 @@ void gpu_worker(Simulation& sim, policy::WorkerId worker) {
       }
     }
     const std::uint32_t partition = assignment.partition;
+    sim.staging_held_by_worker[worker] = true;
     const H2dPathCost& path = assignment.backing.staging == policy::Staging::pinned
                                   ? scenario.calibration.h2d_pinned : scenario.calibration.h2d_pageable;
     const faults::TransferFault transfer = sim.faults.transfer_fault(partition, assignment.attempt);
@@ -223,6 +237,8 @@ void gpu_worker(Simulation& sim, policy::WorkerId worker) {
       sim.record(partition, Phase::h2d, gpu.pcie_resource, start_s, 0, 0);
       engine.busy = false;
       gpu.free_copy_engines->release();
+      sim.staging_held_by_worker[worker] = false;
+      if (sim.dies_after_copy[worker]) return sim.worker_died(worker);
       if (!report(Simulation::Event::synthesis_may_resume, [&] { sim.policy.attempt_failed(partition); })) return;
       continue;
     }
@@ -237,30 +253,32 @@ void gpu_worker(Simulation& sim, policy::WorkerId worker) {
     }
     engine.busy = false;
     gpu.free_copy_engines->release();
-    if (sim.faults.worker_dies(worker, partition, assignment.attempt)) {
-      sim.policy.worker_died(worker);
-      sim.announce(Simulation::Event::worker_died);
-      return;
-    }
+    sim.staging_held_by_worker[worker] = false;
+    if (sim.dies_after_copy[worker] || sim.faults.worker_dies(worker, partition, assignment.attempt))
+      return sim.worker_died(worker);
     if (!report(Simulation::Event::synthesis_may_resume, [&] { sim.policy.copy_finished(partition); })) return;
 
     {
       std::unique_lock compute(*gpu.compute);
       for (const auto& [phase, cost] : scenario.calibration.gpu_phase_cost) {
+        if (!sim.policy.worker_alive(worker)) break;  // a dead worker launches no more kernels
         const std::uint64_t items = phase_items(phase, scenario.workload);
         start_s = sg4::Engine::get_clock();
         sim.execute(gpu.host, cost.seconds(items));
         sim.record(partition, phase, resource, start_s, 0, items);
       }
     }
+    if (!sim.policy.worker_alive(worker)) return;  // died computing: the policy requeued the partition
     if (sim.faults.gpu_error(partition, assignment.attempt)) {
       if (!report(Simulation::Event::synthesis_may_resume, [&] { sim.policy.attempt_failed(partition); })) return;
       continue;
     }
     start_s = sg4::Engine::get_clock();
     sim.execute(sim.cpu, scenario.calibration.assemble_s);
+    if (!sim.policy.worker_alive(worker)) return;  // the proof died with its worker; requeued
     sim.record(partition, Phase::assemble, "cpu:assemble", start_s, 0, 0);
-    if (!report(Simulation::Event::proved, [&] { sim.policy.attempt_succeeded(partition); })) return;
+    sim.policy.attempt_succeeded(partition);
+    sim.announce(Simulation::Event::proved);
   }
 }
 
@@ -328,8 +346,11 @@ SimulationResult simulate_in_this_process(const Scenario& scenario) {
     const double death_s = scenario.faults.worker_death_s[worker];
     sg4::Actor::create(fmt::format("death{}", worker), sim.cpu, [&sim, worker, death_s] {
       sg4::this_actor::sleep_until(death_s);
-      sim.policy.worker_died(policy::WorkerId(worker));
-      sim.announce(Simulation::Event::worker_died);
+      if (sim.staging_held_by_worker[worker]) {
+        sim.dies_after_copy[worker] = true;
+      } else {
+        sim.worker_died(policy::WorkerId(worker));
+      }
     })->daemonize();
   }
   engine.run();

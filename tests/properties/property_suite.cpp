@@ -149,6 +149,9 @@ rc::Gen<ScenarioChoice> arbitrary_scenario_choice(bool with_faults) {
       choice.stalled_transfer_probability = *rc::gen::inRange<std::uint32_t>(0, 21) / 100.0;
       choice.worker_death_probability = *rc::gen::inRange<std::uint32_t>(0, 11) / 100.0;
       choice.pinned_allocation_fails = *rc::gen::weightedElement<bool>({{9, false}, {1, true}});
+      // Scheduled deaths within the first ~0.3 simulated seconds, where these jobs run.
+      choice.worker_death_s = *rc::gen::container<std::vector<double>>(
+          *rc::gen::inRange<std::size_t>(0, 3), rc::gen::map(rc::gen::inRange(0, 300), [](int ms) { return ms / 1000.0; }));
     }
     return choice;
   });
@@ -200,13 +203,14 @@ void makespan_at_least_gpu_work_per_gpu() {
   RC_ASSERT(makespan_s >= gpu_work_s / scenario.hardware.gpus - 1e-9);
 }
 
-// The comparative properties change one knob; worker deaths (keyed by which worker runs an
-// attempt, which timing changes) and the pinned-allocation failure (which makes pinned staging
+// The comparative properties change one knob; worker deaths (which attempt a death hits
+// depends on timing) and the pinned-allocation failure (which makes pinned staging
 // pageable) stay off so that all else is equal. Keyed GPU errors and slow or stalled copies hit
 // the same attempts either way.
 ScenarioChoice comparable_choice() {
   ScenarioChoice choice = *arbitrary_scenario_choice(true);
   choice.worker_death_probability = 0;
+  choice.worker_death_s.clear();
   choice.pinned_allocation_fails = false;
   return choice;
 }
@@ -328,6 +332,7 @@ model::Scenario ScenarioChoice::build() const {
   scenario.faults.stalled_transfer_probability = stalled_transfer_probability;
   scenario.faults.stalled_transfer_s = 0.05;
   scenario.faults.worker_death_probability = worker_death_probability;
+  scenario.faults.worker_death_s = worker_death_s;
   scenario.faults.pinned_allocation_fails = pinned_allocation_fails;
   policy::validate(scenario.policy_settings());
   faults::validate(scenario.fault_options());
@@ -342,7 +347,9 @@ void showValue(const ScenarioChoice& c, std::ostream& os) {
      << c.copy_engines << ", pcie_h2d_gbps " << c.pcie_h2d_gbps << ", retry_limit " << c.retry_limit
      << ", gpu_error_probability " << c.gpu_error_probability << ", slow_transfer_probability "
      << c.slow_transfer_probability << ", stalled_transfer_probability " << c.stalled_transfer_probability
-     << ", worker_death_probability " << c.worker_death_probability << ", pinned_allocation_fails "
+     << ", worker_death_probability " << c.worker_death_probability << ", worker_death_s [";
+  for (std::size_t i = 0; i < c.worker_death_s.size(); ++i) os << (i ? ", " : "") << c.worker_death_s[i];
+  os << "], pinned_allocation_fails "
      << c.pinned_allocation_fails;
 }
 

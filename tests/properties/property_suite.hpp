@@ -57,6 +57,7 @@ struct ScenarioChoice {
   double slow_transfer_probability = 0;
   double stalled_transfer_probability = 0;
   double worker_death_probability = 0;
+  std::vector<double> worker_death_s;  // scheduled deaths, worker i at the i-th time
   bool pinned_allocation_fails = false;
 
   model::Scenario build() const;
