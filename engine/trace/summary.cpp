@@ -52,6 +52,7 @@ TraceSummary summarize(std::span<const Span> spans) {
     }
     switch (span.phase) {
       case Phase::h2d:
+        if (span.items == 0) break;  // not a/b/c: SRS bases, or a copy that moved nothing
         summary.h2d_bytes += span.bytes;
         h2d_time_s += span.duration_s();
         break;

@@ -3,7 +3,8 @@
 //   gpu_utilization   per GPU, the union of its GPU-compute spans / the time from its first
 //                     compute start to its last compute end (the steady state: pipeline fill and
 //                     drain, which dominate short runs, are excluded), averaged over GPUs
-//   h2d_gbps          a/b/c bytes copied host-to-device / total time spent copying (GB = 1e9 B)
+//   h2d_gbps          a/b/c bytes copied host-to-device / time spent copying them (GB = 1e9 B);
+//                     a/b/c copies are the h2d spans with items (SRS copies carry none)
 //   partitions_per_s  partitions with an assemble or verify span / makespan
 //   phase medians     median duration of each phase present
 //   waits             total seconds spent in wait_pool and wait_budget

@@ -22,6 +22,7 @@ Trace hand_made_trace() {
       {"r", Source::measured, 1, Phase::h2d, "pcie0:h2d", 2.5, 3.0, 1'000'000'000, 1},
       {"r", Source::measured, 1, Phase::msm_h, "gpu0:w1", 3.25, 3.5, 0, 1},
       {"r", Source::measured, 1, Phase::verify, "cpu:assemble", 3.5, 4.0, 0, 0},
+      {"r", Source::measured, 1, Phase::h2d, "pcie0:h2d", 3.0, 3.25, 4'000'000'000, 0},  // SRS bases
   };
 }
 
@@ -54,7 +55,7 @@ TEST(TraceSummary, ComputesUtilizationBandwidthThroughputAndWaits) {
   EXPECT_EQ(summary.partitions_completed, 2u);
   EXPECT_DOUBLE_EQ(summary.partitions_per_s, 0.5);
   EXPECT_DOUBLE_EQ(summary.gpu_utilization, 0.5);  // 0.5 s busy between 2.5 s and 3.5 s
-  EXPECT_DOUBLE_EQ(summary.h2d_gbps, 2.0);
+  EXPECT_DOUBLE_EQ(summary.h2d_gbps, 2.0);  // a/b/c only: the SRS copy is not counted
   EXPECT_DOUBLE_EQ(summary.wait_pool_s, 1.0);
   EXPECT_DOUBLE_EQ(summary.wait_budget_s, 0.0);
   ASSERT_FALSE(summary.phases.empty());
