@@ -24,6 +24,7 @@ namespace {
 
 constexpr std::uint64_t mib = 1ull << 20;
 
+// Faults injected by the cases run in this process so far (run_property reports its share).
 faults::FaultCounts& tally() {
   static faults::FaultCounts counts;
   return counts;
@@ -357,8 +358,6 @@ double simulated_makespan_s(const model::Scenario& scenario) {
   return trace::summarize(simulate_and_tally(scenario).spans).makespan_s;
 }
 
-faults::FaultCounts faults_injected_in_process() { return tally(); }
-
 PolicyFailure& last_policy_failure() {
   static PolicyFailure failure;
   return failure;
@@ -398,10 +397,16 @@ PropertyRun run_property(const NamedProperty& property, std::uint64_t seed, int 
   params.seed = seed;
   params.maxSuccess = cases;
   SilentListener listener;
+  const faults::FaultCounts before = tally();
   const rc::detail::TestResult result = rc::detail::checkTestable(property.body, metadata, params, listener);
+  const faults::FaultCounts after = tally();
   PropertyRun run;
   run.id = property.id;
   run.seed = seed;
+  run.faults_injected = {after.gpu_errors - before.gpu_errors,
+                         after.pinned_allocation_failures - before.pinned_allocation_failures,
+                         after.slow_transfers - before.slow_transfers, after.stalled_transfers - before.stalled_transfers,
+                         after.worker_deaths - before.worker_deaths};
   if (result.template is<rc::detail::SuccessResult>()) {
     run.cases_passed = result.template get<rc::detail::SuccessResult>().numSuccess;
     return run;

@@ -8,8 +8,8 @@
 // - ModelProperties/*: random faulty scenarios simulated by the model, one simulation per forked
 //   child process (SimGrid allows one engine per process); the trace invariants and what users
 //   rely on (utilization, a makespan bound, pinned vs pageable, more PCIe bandwidth). Costly.
-// Faults injected by the cases run so far are tallied per process (faults_injected_in_process).
-// Not thread-safe: one property runs at a time in a process.
+// run_property reports the faults its cases injected. Not thread-safe: one property runs at a
+// time in a process.
 #pragma once
 
 #include <cstdint>
@@ -67,8 +67,6 @@ void showValue(const ScenarioChoice& choice, std::ostream& os);
 // The figure the comparative model properties compare: the makespan of a simulated scenario.
 double simulated_makespan_s(const model::Scenario& scenario);
 
-faults::FaultCounts faults_injected_in_process();
-
 // The most recent failing case of a policy property in this process. RapidCheck adopts each
 // failing shrink in turn, so after a failed check this is the shrunk counterexample.
 struct PolicyFailure {
@@ -86,6 +84,7 @@ struct PropertyRun {
   bool failed = false;
   std::string failure;    // RapidCheck's description and shrunk counterexample
   std::string reproduce;  // for RC_PARAMS="reproduce=..."
+  faults::FaultCounts faults_injected;  // by this run's cases, shrinking included
 };
 PropertyRun run_property(const NamedProperty& property, std::uint64_t seed, int cases);
 
