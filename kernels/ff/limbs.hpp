@@ -5,6 +5,11 @@
 
 #include "kernels/util/host_device.hpp"
 
+#if !defined(__CUDA_ARCH__) && defined(__x86_64__)
+#include <x86intrin.h>
+#define ZK_X86_CARRY_INTRINSICS 1
+#endif
+
 namespace zk::ff {
 
 // Returns lo(a*b + c + carry) and sets carry to its high word. Cannot overflow 128 bits.
@@ -25,8 +30,13 @@ ZK_HD uint64_t mac(uint64_t a, uint64_t b, uint64_t c, uint64_t& carry) {
 #endif
 }
 
-// Returns a + b + carry (carry in {0,1}) and sets carry to the carry out.
+// Returns a + b + carry (carry in {0,1}) and sets carry to the carry out (x86: one adc).
 ZK_HD uint64_t adc(uint64_t a, uint64_t b, uint64_t& carry) {
+#if defined(ZK_X86_CARRY_INTRINSICS)
+  unsigned long long out;
+  carry = _addcarry_u64(static_cast<unsigned char>(carry), a, b, &out);
+  return out;
+#endif
   uint64_t s = a + b;
   uint64_t c1 = s < a;
   uint64_t t = s + carry;
@@ -36,6 +46,11 @@ ZK_HD uint64_t adc(uint64_t a, uint64_t b, uint64_t& carry) {
 
 // Returns a - b - borrow (borrow in {0,1}) and sets borrow to the borrow out.
 ZK_HD uint64_t sbb(uint64_t a, uint64_t b, uint64_t& borrow) {
+#if defined(ZK_X86_CARRY_INTRINSICS)
+  unsigned long long out;
+  borrow = _subborrow_u64(static_cast<unsigned char>(borrow), a, b, &out);
+  return out;
+#endif
   uint64_t d = a - b;
   uint64_t b1 = a < b;
   uint64_t t = d - borrow;

@@ -1,9 +1,9 @@
 // msm_policy.hpp — how the Pippenger MSM chooses its window, in one named place.
 //
-// Cost model (bucket additions): ceil((bits+1)/c) windows, each adding every point once and
-// reducing 2^(c-1) buckets twice: windows(c) * (n + 2^c) additions, plus per-chunk bucket sets
-// when a window is split across threads. The window minimizing that count is chosen; measured on
-// this project's 2-core CI machine at 2^16..2^20 it sits within 5% of the best fixed window.
+// Cost model, in field multiplications: ceil((bits+1)/c) windows, each adding every point into
+// an affine bucket (~7: batched affine addition) and reducing its 2^(c-1) buckets with a mixed
+// and a Jacobian addition (~27) per bucket set (one per chunk when a window is split across
+// threads). The window minimizing the total is chosen.
 #pragma once
 #include <cstddef>
 
@@ -21,7 +21,7 @@ struct CpuMsmPolicy {
     int best = min_window_bits;
     double best_cost = 0;
     for (int c = min_window_bits; c <= max_window_bits; ++c) {
-      double cost = windows(c) * (double(n) + double(chunks_per_window) * double(size_t{1} << c));
+      double cost = windows(c) * (7.0 * double(n) + 27.0 * double(chunks_per_window) * double(size_t{1} << (c - 1)));
       if (c == min_window_bits || cost < best_cost) best = c, best_cost = cost;
     }
     return best;

@@ -2,8 +2,8 @@
 // reference for the GPU MSM and the CPU backend of the prover.
 //
 //  - msm():       Pippenger's bucket method with signed (Booth-recoded) windows: digits in
-//                 [-2^(c-1), 2^(c-1)], 2^(c-1) buckets per window; windows x point-chunks run in
-//                 parallel, each with its own buckets.
+//                 [-2^(c-1), 2^(c-1)], 2^(c-1) affine buckets per window filled by batched affine
+//                 additions; windows x point-chunks run in parallel, each with its own buckets.
 //  - sum_points(): the "batch addition" of bases whose scalar is 1.
 //  - msm_split(): supraseal's split of a witness MSM: scalars equal to 0 are skipped, those equal
 //                 to 1 go to sum_points, the rest ("significant") to msm(). Reports the counts.
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "kernels/ec/bls12-381.hpp"
+#include "kernels/msm/affine_buckets.hpp"
 #include "kernels/msm/msm_policy.hpp"
 #include "kernels/util/parallel.hpp"
 
@@ -82,20 +83,21 @@ ec::jacobian_t<Curve> msm_canonical(std::span<const ec::affine_t<Curve>> bases,
   size_t tasks = windows * chunks_per_window;
   std::vector<Point> task_sums(tasks, Point::infinity());
   parallel_for(tasks, [&](size_t tb, size_t te) {
-    std::vector<Point> buckets(size_t{1} << (c - 1));
+    AffineBuckets<Curve> buckets(size_t{1} << (c - 1));
     for (size_t task = tb; task < te; ++task) {
       int w = static_cast<int>(task / chunks_per_window);
       size_t chunk = task % chunks_per_window;
-      std::fill(buckets.begin(), buckets.end(), Point::infinity());
+      buckets.reset();
       for (size_t i = n * chunk / chunks_per_window; i < n * (chunk + 1) / chunks_per_window; ++i) {
         int32_t d = signed_digit(scalars[i], w, c);
-        if (d > 0) buckets[d - 1] += bases[i];
-        else if (d < 0) buckets[-d - 1] += -bases[i];
+        if (d > 0) buckets.add(d - 1, bases[i]);
+        else if (d < 0) buckets.add(-d - 1, -bases[i]);
       }
+      buckets.finish();
       // sum_k k * bucket[k-1] by running sums from the top bucket down.
       Point running = Point::infinity(), sum = Point::infinity();
       for (size_t k = buckets.size(); k-- > 0;) {
-        running += buckets[k];
+        running += buckets.sum(k);
         sum += running;
       }
       task_sums[task] = sum;
