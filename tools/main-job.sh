@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The main job on a fresh machine: install, build, then set up, prove and verify a built-in
+# circuit on the CPU (phase timings printed), and check the proof with snarkjs too.
+# Usage: tools/main-job.sh [circuit] [constraints]   (default: poseidon-merkle 60000)
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+circuit=${1:-poseidon-merkle}
+constraints=${2:-60000}
+"$here/tools/install-deps.sh"
+"$here/tools/build.sh"
+zkpipe="$here/build/tools/zkpipe"
+out="$here/out/main-job"
+mkdir -p "$out"
+echo "== setup: $circuit, $constraints constraints"
+"$zkpipe" setup --circuit "$circuit" --constraints "$constraints" --out-dir "$out"
+echo "== prove (CPU backend)"
+"$zkpipe" prove --key "$out/proving.key" --proof "$out/proof.json" --public "$out/public.json"
+echo "== verify (zkpipe)"
+"$zkpipe" verify --vk "$out/verification_key.json" --proof "$out/proof.json" --public "$out/public.json"
+echo "== verify (snarkjs)"
+"$here/tests/interop/node_modules/.bin/snarkjs" groth16 verify "$out/verification_key.json" "$out/public.json" "$out/proof.json"
