@@ -8,7 +8,7 @@
 # usage: snarkjs_interop.sh ZKPIPE NODE_MODULES SHARED_DIR WORK_DIR
 # Exit 77 (skipped) only when snarkjs/circom2 are not installed or no powers of tau can be had.
 set -euo pipefail
-zkpipe=$1 node_modules=$2 shared=$3 work=$4
+zkpipe=$(realpath -m "$1") node_modules=$(realpath -m "$2") shared=$(realpath -m "$3") work=$(realpath -m "$4")
 here=$(cd "$(dirname "$0")" && pwd)
 snarkjs=$node_modules/.bin/snarkjs
 circom2=$node_modules/.bin/circom2
