@@ -8,8 +8,10 @@
 // copies of a key's bases between calls (prepare()).
 #pragma once
 #include <cstdint>
+#include <algorithm>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "engine/groth16/keys.hpp"
 #include "kernels/ntt/domain.hpp"
@@ -40,6 +42,26 @@ class ProverBackend {
   // sum_i bases[indices[i]]: the batch addition of bases whose scalar is 1.
   virtual G1 sum(std::span<const G1Affine> bases, std::span<const uint32_t> indices) = 0;
   virtual G2 sum(std::span<const G2Affine> bases, std::span<const uint32_t> indices) = 0;
+
+  // The engine's staging seam: quotient_evaluations() in two steps, so that the host buffers
+  // holding a, b, c (a pinned slab or pageable memory) can be reused once they are copied.
+  // stage_quotient_inputs() copies a, b, c (domain.n each) into the backend's own memory;
+  // staged_quotient_evaluations() then leaves in `out` (domain.n) what quotient_evaluations()
+  // leaves in a. These defaults keep the copies in host vectors, which suits backends computing
+  // on the host; a GPU backend overrides both to copy host-to-device once, from the caller's
+  // (pinned) memory, into the device buffers the quotient runs on.
+  virtual void stage_quotient_inputs(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c) {
+    staged_a_.assign(a.begin(), a.end());
+    staged_b_.assign(b.begin(), b.end());
+    staged_c_.assign(c.begin(), c.end());
+  }
+  virtual void staged_quotient_evaluations(std::span<Fr> out, const ntt::Domain& domain) {
+    quotient_evaluations(staged_a_, staged_b_, staged_c_, domain);
+    std::copy_n(staged_a_.begin(), std::min(out.size(), staged_a_.size()), out.begin());
+  }
+
+ private:
+  std::vector<Fr> staged_a_, staged_b_, staged_c_;
 };
 
 }  // namespace zk::groth16

@@ -65,9 +65,16 @@ Proof prove(ProverBackend& backend, const ProvingKey& pk, std::span<Fr> a, std::
     auto scope = timed(log, "ntt", 7 * domain.n);
     backend.quotient_evaluations(a, b, c, domain);
   }
+  return prove_from_quotient(backend, pk, a, z, r, s, log);
+}
+
+Proof prove_from_quotient(ProverBackend& backend, const ProvingKey& pk, std::span<const Fr> quotient,
+                          std::span<const Fr> z, const Fr& r, const Fr& s, PhaseLog* log) {
+  if (quotient.size() != pk.domain_size() || z.size() != pk.num_vars)
+    fail("prove: inputs do not match the proving key (domain {}, {} variables)", pk.domain_size(), pk.num_vars);
   G1 h = [&] {
-    auto scope = timed(log, "msm_h", domain.n);
-    return backend.msm(std::span<const G1Affine>(pk.h), {}, a);
+    auto scope = timed(log, "msm_h", quotient.size());
+    return backend.msm(std::span<const G1Affine>(pk.h), {}, quotient);
   }();
 
   WitnessSplit all = split_witness(z);

@@ -40,4 +40,9 @@ WitnessSplit split_witness(std::span<const Fr> z, size_t first = 0);
 Proof prove(ProverBackend& backend, const ProvingKey& pk, std::span<Fr> a, std::span<Fr> b,
             std::span<Fr> c, std::span<const Fr> z, const Fr& r, const Fr& s, PhaseLog* log = nullptr);
 
+// prove() after its first step: `quotient` holds what backend.quotient_evaluations() left in a
+// (the engine computes it from staged inputs, see ProverBackend::stage_quotient_inputs).
+Proof prove_from_quotient(ProverBackend& backend, const ProvingKey& pk, std::span<const Fr> quotient,
+                          std::span<const Fr> z, const Fr& r, const Fr& s, PhaseLog* log = nullptr);
+
 }  // namespace zk::groth16

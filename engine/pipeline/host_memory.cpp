@@ -1,0 +1,124 @@
+#include "engine/pipeline/host_memory.hpp"
+
+#include <cstdlib>
+#include <new>
+#include <utility>
+
+#include <fmt/format.h>
+#ifdef ZKPIPE_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+#include "engine/util/error.hpp"
+
+namespace zk::pipeline {
+
+int cuda_devices() {
+#ifdef ZKPIPE_HAVE_CUDA
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    (void)cudaGetLastError();  // clear the "no device" status
+    return 0;
+  }
+  return count;
+#else
+  return 0;
+#endif
+}
+
+void use_cuda_device(int gpu) {
+#ifdef ZKPIPE_HAVE_CUDA
+  if (cuda_devices() == 0) return;
+  if (cudaError_t status = cudaSetDevice(gpu); status != cudaSuccess)
+    fail("cudaSetDevice({}) failed: {}", gpu, cudaGetErrorString(status));
+#else
+  (void)gpu;
+#endif
+}
+
+std::string_view kind_name(HostBlock::Kind kind) { return kind == HostBlock::Kind::pinned ? "pinned" : "pageable"; }
+
+HostBlock HostBlock::pageable(size_t bytes) {
+  constexpr size_t alignment = 64;
+  void* data = bytes ? std::aligned_alloc(alignment, (bytes + alignment - 1) / alignment * alignment) : nullptr;
+  if (bytes && !data) throw std::bad_alloc();
+  return HostBlock(data, bytes, Kind::pageable);
+}
+
+bool HostBlock::pinning_available(std::string* why) {
+#ifdef ZKPIPE_HAVE_CUDA
+  if (cuda_devices() > 0) return true;
+  if (why) *why = "no CUDA device found";
+#else
+  if (why) *why = "this build has no CUDA (configured with ZKPIPE_CUDA=OFF or without nvcc)";
+#endif
+  return false;
+}
+
+std::optional<HostBlock> HostBlock::try_pinned(size_t bytes, std::string& why) {
+  if (!pinning_available(&why)) return std::nullopt;
+#ifdef ZKPIPE_HAVE_CUDA
+  void* data = nullptr;
+  if (cudaError_t status = cudaHostAlloc(&data, bytes, cudaHostAllocPortable); status != cudaSuccess) {
+    (void)cudaGetLastError();
+    why = fmt::format("cudaHostAlloc of {} bytes failed: {}", bytes, cudaGetErrorString(status));
+    return std::nullopt;
+  }
+  return HostBlock(data, bytes, Kind::pinned);
+#else
+  (void)bytes;
+  return std::nullopt;
+#endif
+}
+
+HostBlock::HostBlock(HostBlock&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)), kind_(other.kind_) {}
+
+HostBlock& HostBlock::operator=(HostBlock&& other) noexcept {
+  if (this != &other) {
+    release();
+    data_ = std::exchange(other.data_, nullptr);
+    bytes_ = std::exchange(other.bytes_, 0);
+    kind_ = other.kind_;
+  }
+  return *this;
+}
+
+HostBlock::~HostBlock() { release(); }
+
+void HostBlock::release() noexcept {
+  if (!data_) return;
+#ifdef ZKPIPE_HAVE_CUDA
+  if (kind_ == Kind::pinned) {
+    cudaFreeHost(data_);
+    data_ = nullptr;
+    return;
+  }
+#endif
+  std::free(data_);
+  data_ = nullptr;
+}
+
+HostRegistration::HostRegistration(const void* data, size_t bytes) {
+#ifdef ZKPIPE_HAVE_CUDA
+  if (bytes == 0 || cuda_devices() == 0) return;
+  if (cudaHostRegister(const_cast<void*>(data), bytes, cudaHostRegisterPortable) == cudaSuccess)
+    data_ = const_cast<void*>(data);
+  else
+    (void)cudaGetLastError();
+#else
+  (void)data, (void)bytes;
+#endif
+}
+
+HostRegistration::~HostRegistration() {
+#ifdef ZKPIPE_HAVE_CUDA
+  if (data_) cudaHostUnregister(data_);
+#endif
+}
+
+std::span<bls12_381::Fr> HostBlock::elements() const {
+  return {static_cast<bls12_381::Fr*>(data_), bytes_ / sizeof(bls12_381::Fr)};
+}
+
+}  // namespace zk::pipeline

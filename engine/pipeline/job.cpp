@@ -1,0 +1,35 @@
+#include "engine/pipeline/job.hpp"
+
+#include <algorithm>
+
+#include "engine/circom/circom_job.hpp"
+#include "engine/groth16/prover.hpp"
+
+namespace zk::pipeline {
+
+Job builtin_job(const circuits::Circuit& circuit, const groth16::ProvingKey& pk, uint32_t partitions,
+                uint64_t first_witness_seed) {
+  Job job{circuit.spec().name, &pk, partitions, {}};
+  job.synthesize = [&circuit, &pk, first_witness_seed](uint32_t partition, std::span<Fr> a, std::span<Fr> b,
+                                                       std::span<Fr> c) {
+    return groth16::synthesize(circuit, first_witness_seed + partition, pk, a, b, c);
+  };
+  return job;
+}
+
+Job circom_job(const std::filesystem::path& zkey, const std::filesystem::path& wtns,
+               const std::optional<std::filesystem::path>& r1cs, const groth16::ProvingKey& pk,
+               uint32_t partitions) {
+  Job job{"circom " + zkey.filename().string(), &pk, partitions, {}};
+  job.synthesize = [zkey, wtns, r1cs](uint32_t, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c) {
+    auto file = circom::ZkeyFile::open(zkey);
+    auto rows = circom::circom_rows(file, wtns, r1cs);
+    std::ranges::copy(rows.a, a.begin());
+    std::ranges::copy(rows.b, b.begin());
+    std::ranges::copy(rows.c, c.begin());
+    return std::move(rows.z);
+  };
+  return job;
+}
+
+}  // namespace zk::pipeline

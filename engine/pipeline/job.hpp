@@ -1,0 +1,46 @@
+// job.hpp — what the engine proves: one proving key and N partitions, independent proofs of one
+// circuit with different witnesses (as a Filecoin proof's partitions). A Job's synthesize() fills
+// one partition's rows a, b, c (pk.domain_size() each) straight into the memory the engine hands
+// it (a pinned slab or pageable memory) and returns the assignment z; it is called from several
+// synthesis threads at once and throws zk::Error for a witness that does not satisfy the circuit.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/circuits/circuit.hpp"
+#include "engine/groth16/keys.hpp"
+
+namespace zk::pipeline {
+
+using bls12_381::Fr;
+
+struct Job {
+  std::string name;  // the circuit, for messages and the trace's run name
+  const groth16::ProvingKey* pk = nullptr;
+  uint32_t partitions = 1;
+  std::function<std::vector<Fr>(uint32_t partition, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c)> synthesize;
+
+  // Bytes of a, b, c together, and of the assignment z.
+  uint64_t abc_bytes() const { return 3 * pk->domain_size() * sizeof(Fr); }
+  uint64_t witness_bytes() const { return uint64_t{pk->num_vars} * sizeof(Fr); }
+};
+
+// Partition i of a built-in circuit proves the witness of seed first_witness_seed + i, so one
+// partition proves exactly what `zkpipe prove --witness-seed` proves. `circuit` and `pk` must
+// outlive the job.
+Job builtin_job(const circuits::Circuit& circuit, const groth16::ProvingKey& pk, uint32_t partitions,
+                uint64_t first_witness_seed);
+
+// A circom circuit: every partition proves the witness in `wtns` (read per partition), rows
+// evaluated from the .zkey; with `r1cs`, every constraint is checked first. `pk` is the .zkey's
+// key and must outlive the job.
+Job circom_job(const std::filesystem::path& zkey, const std::filesystem::path& wtns,
+               const std::optional<std::filesystem::path>& r1cs, const groth16::ProvingKey& pk,
+               uint32_t partitions);
+
+}  // namespace zk::pipeline

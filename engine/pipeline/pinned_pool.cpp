@@ -1,0 +1,88 @@
+#include "engine/pipeline/pinned_pool.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace zk::pipeline {
+
+std::string_view memory_name(PinnedPool::Memory memory) {
+  switch (memory) {
+    case PinnedPool::Memory::pinned: return "pinned";
+    case PinnedPool::Memory::pageable: return "pageable";
+    case PinnedPool::Memory::none: return "none";
+  }
+  return "unknown";
+}
+
+PinnedPool::PinnedPool(uint32_t slabs, uint64_t slab_bytes, MemoryBudget& budget, bool refuse_pinning)
+    : reservation_(budget.reserve(uint64_t{slabs} * slab_bytes, fmt::format("the pinned pool of {} slabs", slabs))) {
+  auto start = std::chrono::steady_clock::now();
+  if (refuse_pinning) {
+    memory_ = Memory::none;
+    fallback_reason_ = "the fake device refuses to pin host memory";
+    reservation_ = {};
+  } else if (!HostBlock::pinning_available(&fallback_reason_)) {
+    memory_ = Memory::pageable;
+    for (uint32_t slab = 0; slab < slabs; ++slab) slabs_.push_back(HostBlock::pageable(slab_bytes));
+  } else {
+    for (uint32_t slab = 0; slab < slabs; ++slab) {
+      auto block = HostBlock::try_pinned(slab_bytes, fallback_reason_);
+      if (!block) {
+        memory_ = Memory::none;  // all slabs or none: the policy stages one way for the whole job
+        slabs_.clear();
+        reservation_ = {};
+        break;
+      }
+      slabs_.push_back(std::move(*block));
+    }
+  }
+  allocation_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  leased_.assign(slabs_.size(), false);
+}
+
+PinnedPool::Lease PinnedPool::lease(uint32_t slab) {
+  std::unique_lock lock(mutex_);
+  if (slab >= slabs_.size())
+    throw std::logic_error(fmt::format("pinned pool: slab {} leased but the pool has {}", slab, slabs_.size()));
+  returned_.wait(lock, [&] { return !leased_[slab]; });
+  leased_[slab] = true;
+  leased_max_ = std::max(leased_max_, ++leased_now_);
+  return Lease(this, slab);
+}
+
+void PinnedPool::give_back(uint32_t slab) {
+  {
+    std::lock_guard lock(mutex_);
+    leased_[slab] = false;
+    --leased_now_;
+  }
+  returned_.notify_all();
+}
+
+uint32_t PinnedPool::leased_max() const {
+  std::lock_guard lock(mutex_);
+  return leased_max_;
+}
+
+PinnedPool::Lease::Lease(Lease&& other) noexcept : pool_(std::exchange(other.pool_, nullptr)), slab_(other.slab_) {}
+
+PinnedPool::Lease& PinnedPool::Lease::operator=(Lease&& other) noexcept {
+  if (this != &other) {
+    if (pool_) pool_->give_back(slab_);
+    pool_ = std::exchange(other.pool_, nullptr);
+    slab_ = other.slab_;
+  }
+  return *this;
+}
+
+PinnedPool::Lease::~Lease() {
+  if (pool_) pool_->give_back(slab_);
+}
+
+std::span<bls12_381::Fr> PinnedPool::Lease::elements() const { return pool_->slabs_[slab_].elements(); }
+
+}  // namespace zk::pipeline

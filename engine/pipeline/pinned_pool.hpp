@@ -1,0 +1,77 @@
+// pinned_pool.hpp — the pool of slabs that synthesis writes a/b/c into and GPU workers copy from.
+// Every slab (one partition's a/b/c) is allocated once, at construction, and reserved in the
+// MemoryBudget: pinning is slow (cudaHostAlloc of 4 GiB takes 1.5 s on the H200), reuse is free.
+// What the slabs are, memory():
+//  - pinned:   page-locked by cudaHostAlloc (a CUDA build on a machine with a device);
+//  - pageable: no device to pin for (no CUDA in this build, or no device): the slabs are aligned
+//              pageable memory, the "pageable fallback", and the pool works as a pool all the same;
+//  - none:     pinning was possible but failed (cudaHostAlloc refused, or the fake device refuses
+//              it): the pool holds no slabs, fallback_reason() says why, and the engine stages in
+//              per-partition pageable memory, warns, and tells the scheduling policy.
+// Which slab a partition gets is the policy's decision; lease(slab) hands that slab out and waits
+// while it is still leased (a Lease returned outside the policy's lock), so no slab is ever held
+// twice. A Lease returns its slab when destroyed. Thread-safe; Leases must not outlive the pool.
+#pragma once
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/pipeline/host_memory.hpp"
+#include "engine/pipeline/memory_budget.hpp"
+
+namespace zk::pipeline {
+
+class PinnedPool {
+ public:
+  enum class Memory { pinned, pageable, none };
+
+  // `slabs` blocks of `slab_bytes`, reserved in `budget` (throws zk::Error when they do not fit).
+  // `refuse_pinning` makes pinning fail as a refused cudaHostAlloc would (the fake device's fault).
+  PinnedPool(uint32_t slabs, uint64_t slab_bytes, MemoryBudget& budget, bool refuse_pinning = false);
+  PinnedPool(const PinnedPool&) = delete;
+  PinnedPool& operator=(const PinnedPool&) = delete;
+
+  class Lease {
+   public:
+    Lease(Lease&& other) noexcept;
+    Lease& operator=(Lease&& other) noexcept;
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    ~Lease();
+    uint32_t slab() const { return slab_; }
+    std::span<bls12_381::Fr> elements() const;
+
+   private:
+    friend class PinnedPool;
+    Lease(PinnedPool* pool, uint32_t slab) : pool_(pool), slab_(slab) {}
+    PinnedPool* pool_ = nullptr;
+    uint32_t slab_ = 0;
+  };
+
+  Lease lease(uint32_t slab);
+
+  Memory memory() const { return memory_; }
+  const std::string& fallback_reason() const { return fallback_reason_; }
+  uint32_t slabs() const { return static_cast<uint32_t>(slabs_.size()); }
+  uint32_t leased_max() const;
+  double allocation_seconds() const { return allocation_seconds_; }
+
+ private:
+  void give_back(uint32_t slab);
+  std::vector<HostBlock> slabs_;
+  MemoryBudget::Reservation reservation_;
+  Memory memory_ = Memory::pinned;
+  std::string fallback_reason_;
+  double allocation_seconds_ = 0;
+  mutable std::mutex mutex_;
+  std::condition_variable returned_;
+  std::vector<bool> leased_;
+  uint32_t leased_now_ = 0, leased_max_ = 0;
+};
+
+std::string_view memory_name(PinnedPool::Memory memory);
+
+}  // namespace zk::pipeline

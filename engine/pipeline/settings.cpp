@@ -1,0 +1,114 @@
+#include "engine/pipeline/settings.hpp"
+
+#include <algorithm>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "engine/pipeline/host_memory.hpp"
+#include "engine/util/error.hpp"
+#include "engine/util/machine.hpp"
+
+namespace zk::pipeline {
+
+std::string_view srs_residency_name(SrsResidency residency) {
+  return residency == SrsResidency::device ? "device" : "pinned-host";
+}
+
+std::optional<SrsResidency> parse_srs_residency(std::string_view name) {
+  if (name == "device") return SrsResidency::device;
+  if (name == "pinned-host") return SrsResidency::pinned_host;
+  return std::nullopt;
+}
+
+MachineFacts machine_facts() {
+  return {std::max(1u, std::thread::hardware_concurrency()), available_memory_bytes(), cuda_devices()};
+}
+
+uint64_t worker_host_bytes(const JobShape& shape, std::string_view backend) {
+  return shape.quotient_bytes + shape.witness_bytes + (backend == "cuda" ? 0 : shape.abc_bytes);
+}
+
+Settings resolve_settings(Settings s, const JobShape& shape, const MachineFacts& machine) {
+  if (shape.partitions == 0) fail("a job needs at least one partition");
+  if (s.backend.empty()) s.backend = machine.cuda_devices > 0 ? "cuda" : "cpu";
+  if (s.backend == "cuda" && s.gpus > uint32_t(machine.cuda_devices))
+    fail("--gpus {} but {} CUDA devices are present", s.gpus, machine.cuda_devices);
+  if (s.gpus == 0) s.gpus = s.backend == "cuda" ? uint32_t(std::max(machine.cuda_devices, 1)) : 1;
+  if (s.workers_per_gpu == 0) fail("--workers must be at least 1");
+  const uint32_t workers = s.gpus * s.workers_per_gpu;
+  if (s.synthesis_threads == 0) s.synthesis_threads = std::max(1u, machine.cores / 2);
+  s.synthesis_threads = std::min(s.synthesis_threads, shape.partitions);
+  if (s.partitions_in_flight == 0) s.partitions_in_flight = s.synthesis_threads + workers;
+  s.partitions_in_flight = std::min(s.partitions_in_flight, shape.partitions);
+  if (!s.staging) s.staging = machine.cuda_devices > 0 ? Staging::pinned : Staging::pageable;
+
+  const uint64_t fixed_host_bytes = shape.key_bytes + uint64_t{workers} * worker_host_bytes(shape, s.backend);
+  if (s.budget_bytes == 0) {
+    if (machine.available_memory_bytes == 0)
+      fail("the memory available could not be read from /proc/meminfo: give --budget BYTES");
+    s.budget_bytes = machine.available_memory_bytes / 10 * 8;
+  }
+  if (s.budget_bytes < fixed_host_bytes + shape.partition_host_bytes())
+    fail("the host memory budget of {} cannot hold the proving key and workers' buffers ({}) and one "
+         "partition ({}): raise --budget, or use fewer --workers",
+         format_bytes(double(s.budget_bytes)), format_bytes(double(fixed_host_bytes)),
+         format_bytes(double(shape.partition_host_bytes())));
+  const uint64_t partitions_fitting = (s.budget_bytes - fixed_host_bytes) / shape.partition_host_bytes();
+  if (*s.staging == Staging::pinned) {
+    if (s.pool_slabs == 0)
+      s.pool_slabs = uint32_t(std::min<uint64_t>(s.partitions_in_flight, partitions_fitting));
+    if (s.pool_slabs > partitions_fitting)
+      fail("--pool-slabs {}: the budget of {} holds {} partitions next to the key and workers' buffers; "
+           "raise --budget or lower --pool-slabs",
+           s.pool_slabs, format_bytes(double(s.budget_bytes)), partitions_fitting);
+  } else {
+    s.pool_slabs = 0;
+  }
+  return s;
+}
+
+std::string describe(const Settings& s) {
+  std::string text = fmt::format(
+      "backend {}, {} GPU(s) x {} worker(s), {} synthesis thread(s), {} partition(s) in flight\n"
+      "staging {}{}, host budget {}, SRS on {}, {} retries per partition",
+      s.backend, s.gpus, s.workers_per_gpu, s.synthesis_threads, s.partitions_in_flight,
+      zkpipe::policy::staging_name(s.staging.value_or(Staging::pageable)),
+      s.pool_slabs ? fmt::format(" ({} pinned slabs)", s.pool_slabs) : std::string(),
+      format_bytes(double(s.budget_bytes)), srs_residency_name(s.srs_residency), s.retry_limit);
+  if (s.backend == "fake")
+    text += fmt::format(
+        "\nfake device: fault seed {}, P(copy error) {}, P(kernel error) {}, P(wrong result) {}, "
+        "P(device lost) {}, delays {} s per copy, {} s per kernel{}",
+        s.fake.seed, s.fake.copy_error_probability, s.fake.kernel_error_probability,
+        s.fake.wrong_result_probability, s.fake.device_lost_probability, s.fake.copy_delay_s, s.fake.kernel_delay_s,
+        s.fake.refuse_pinning ? ", refuses pinning" : "");
+  return text;
+}
+
+nlohmann::json to_json(const Settings& s) {
+  nlohmann::json json = {
+      {"backend", s.backend},
+      {"synthesis_threads", s.synthesis_threads},
+      {"partitions_in_flight", s.partitions_in_flight},
+      {"staging", std::string(zkpipe::policy::staging_name(s.staging.value_or(Staging::pageable)))},
+      {"pool_slabs", s.pool_slabs},
+      {"host_budget_bytes", s.budget_bytes},
+      {"gpus", s.gpus},
+      {"workers_per_gpu", s.workers_per_gpu},
+      {"srs_residency", std::string(srs_residency_name(s.srs_residency))},
+      {"retry_limit", s.retry_limit},
+  };
+  if (s.backend == "fake")
+    json["fake_device"] = {{"seed", s.fake.seed},
+                           {"copy_error_probability", s.fake.copy_error_probability},
+                           {"kernel_error_probability", s.fake.kernel_error_probability},
+                           {"wrong_result_probability", s.fake.wrong_result_probability},
+                           {"device_lost_probability", s.fake.device_lost_probability},
+                           {"refuse_pinning", s.fake.refuse_pinning},
+                           {"copy_delay_s", s.fake.copy_delay_s},
+                           {"kernel_delay_s", s.fake.kernel_delay_s}};
+  return json;
+}
+
+}  // namespace zk::pipeline

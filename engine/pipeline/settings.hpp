@@ -1,0 +1,67 @@
+// settings.hpp — what a user sets for an engine job, and the defaults a user would choose,
+// resolved against the machine and the job's sizes before the job starts. A zero (or empty,
+// or unset) field means "choose for me"; resolve_settings() fills every one, explains nothing
+// silently (describe() prints the result, to_json() stores it in the trace's sidecar) and throws
+// zk::Error naming the setting when the settings cannot make progress.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/pipeline/fake_backend.hpp"
+#include "policy/scheduling_policy.hpp"
+
+namespace zk::pipeline {
+
+using zkpipe::policy::Staging;
+
+// Where the proving key's points live while proving: copied once to each worker's device, or in
+// page-locked host memory that kernels read per call (the model's srs_residency).
+enum class SrsResidency { device, pinned_host };
+std::string_view srs_residency_name(SrsResidency residency);
+std::optional<SrsResidency> parse_srs_residency(std::string_view name);
+
+struct Settings {
+  std::string backend;                  // cpu | cuda | fake; "": cuda where a device is present, else cpu
+  uint32_t synthesis_threads = 0;       // 0: half the cores (the rest serve the workers' host work)
+  uint32_t partitions_in_flight = 0;    // admitted, not yet copied; 0: synthesis threads + GPU workers
+  std::optional<Staging> staging;       // unset: pinned where a CUDA device is present, else pageable
+  uint32_t pool_slabs = 0;              // pinned staging; 0: partitions in flight, as the budget allows
+  uint64_t budget_bytes = 0;            // host memory budget; 0: 80% of the memory available at start
+  uint32_t gpus = 0;                    // 0: every CUDA device (cuda), else 1
+  uint32_t workers_per_gpu = 2;         // each with its own streams and buffers
+  SrsResidency srs_residency = SrsResidency::device;
+  uint32_t retry_limit = 2;             // failed attempts of a partition before it is reported
+  FakeDeviceOptions fake;               // faults and delays of --backend fake
+};
+
+struct MachineFacts {
+  uint32_t cores = 1;
+  uint64_t available_memory_bytes = 0;  // 0 when unknown
+  int cuda_devices = 0;
+};
+MachineFacts machine_facts();
+
+// The sizes the defaults depend on.
+struct JobShape {
+  uint32_t partitions = 1;
+  uint64_t abc_bytes = 0;      // one partition's a, b, c
+  uint64_t witness_bytes = 0;  // one partition's assignment z
+  uint64_t quotient_bytes = 0; // one domain of field elements
+  uint64_t key_bytes = 0;      // the proving key, held all job long
+  uint64_t partition_host_bytes() const { return abc_bytes + witness_bytes; }
+};
+
+// Host bytes one GPU worker holds all job long: the quotient it computes into and the witness of
+// the partition it proves, plus the staged a/b/c where the backend computes in host memory.
+uint64_t worker_host_bytes(const JobShape& shape, std::string_view backend);
+
+Settings resolve_settings(Settings requested, const JobShape& shape, const MachineFacts& machine);
+
+std::string describe(const Settings& settings);
+nlohmann::json to_json(const Settings& settings);
+
+}  // namespace zk::pipeline
