@@ -1,4 +1,4 @@
-// affine_buckets.hpp — Pippenger buckets kept in affine coordinates and filled by batched affine
+// affine_buckets.hpp — Pippenger buckets: Jacobian ones for small windows, and ones kept in affine coordinates and filled by batched affine
 // additions: pending additions to distinct buckets share one field inversion (Montgomery's
 // trick), so each addition costs about 5 multiplications and a squaring instead of the 7+4 of a
 // Jacobian mixed addition. An addition to a bucket already in the pending batch waits for the
@@ -13,6 +13,24 @@
 #include "kernels/ec/jacobian.hpp"
 
 namespace zk::msm {
+
+// Buckets as Jacobian sums filled by mixed additions: the choice for windows with few buckets,
+// where a batch could not amortize an inversion. Same interface as AffineBuckets.
+template <class Curve>
+class JacobianBuckets {
+ public:
+  using Affine = ec::affine_t<Curve>;
+  using Point = ec::jacobian_t<Curve>;
+  explicit JacobianBuckets(size_t count) : buckets_(count, Point::infinity()) {}
+  void reset() { std::fill(buckets_.begin(), buckets_.end(), Point::infinity()); }
+  size_t size() const { return buckets_.size(); }
+  void add(uint32_t index, const Affine& p) { buckets_[index] += p; }
+  void finish() {}
+  const Point& sum(size_t k) const { return buckets_[k]; }
+
+ private:
+  std::vector<Point> buckets_;
+};
 
 template <class Curve>
 class AffineBuckets {

@@ -2,8 +2,9 @@
 // reference for the GPU MSM and the CPU backend of the prover.
 //
 //  - msm():       Pippenger's bucket method with signed (Booth-recoded) windows: digits in
-//                 [-2^(c-1), 2^(c-1)], 2^(c-1) affine buckets per window filled by batched affine
-//                 additions; windows x point-chunks run in parallel, each with its own buckets.
+//                 [-2^(c-1), 2^(c-1)], 2^(c-1) buckets per window (affine ones filled by batched
+//                 additions for large windows: msm_policy.hpp); windows x point-chunks run in
+//                 parallel, each with its own buckets.
 //  - sum_points(): the "batch addition" of bases whose scalar is 1.
 //  - msm_split(): supraseal's split of a witness MSM: scalars equal to 0 are skipped, those equal
 //                 to 1 go to sum_points, the rest ("significant") to msm(). Reports the counts.
@@ -82,8 +83,8 @@ ec::jacobian_t<Curve> msm_canonical(std::span<const ec::affine_t<Curve>> bases,
   windows = CpuMsmPolicy::windows(c);
   size_t tasks = windows * chunks_per_window;
   std::vector<Point> task_sums(tasks, Point::infinity());
-  parallel_for(tasks, [&](size_t tb, size_t te) {
-    AffineBuckets<Curve> buckets(size_t{1} << (c - 1));
+  auto accumulate = [&]<class Buckets>(size_t tb, size_t te) {
+    Buckets buckets(size_t{1} << (c - 1));
     for (size_t task = tb; task < te; ++task) {
       int w = static_cast<int>(task / chunks_per_window);
       size_t chunk = task % chunks_per_window;
@@ -102,6 +103,10 @@ ec::jacobian_t<Curve> msm_canonical(std::span<const ec::affine_t<Curve>> bases,
       }
       task_sums[task] = sum;
     }
+  };
+  parallel_for(tasks, [&](size_t tb, size_t te) {
+    if (CpuMsmPolicy::affine_buckets(c)) accumulate.template operator()<AffineBuckets<Curve>>(tb, te);
+    else accumulate.template operator()<JacobianBuckets<Curve>>(tb, te);
   }, 1);
   Point result = Point::infinity();
   for (size_t w = windows; w-- > 0;) {
