@@ -6,27 +6,28 @@
 #include <filesystem>
 #include <map>
 #include <optional>
-#include <random>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "engine/circom/circom_job.hpp"
 #include "engine/circuits/circuit.hpp"
-#include "engine/groth16/backend_registry.hpp"
 #include "engine/groth16/keys.hpp"
-#include "engine/groth16/prover.hpp"
 #include "engine/groth16/setup.hpp"
 #include "engine/groth16/snarkjs_json.hpp"
 #include "engine/groth16/verifier.hpp"
+#include "engine/pipeline/engine.hpp"
 #include "engine/r1cs/r1cs.hpp"
 #include "engine/util/error.hpp"
 #include "engine/util/machine.hpp"
-#include "engine/util/rng.hpp"
 #include "kernels/util/parallel.hpp"
 #ifdef ZKPIPE_HAVE_MODEL_COMMANDS
 #include "tools/model_commands.hpp"
 using zkpipe::tools::add_model_commands;
+#endif
+#ifdef ZKPIPE_HAVE_SOAK_COMMAND
+#include "tools/soak_command.hpp"
+using zkpipe::tools::add_soak_command;
 #endif
 
 namespace fs = std::filesystem;
@@ -91,89 +92,67 @@ void run_setup(const SetupOptions& o) {
 struct ProveOptions {
   fs::path key = "zkpipe-keys/proving.key";
   uint64_t witness_seed = 7;
-  std::string backend = "cpu";
   fs::path proof = "proof.json", public_inputs = "public.json";
   // A circom circuit instead of a built-in one: snarkjs's .zkey, circom's .wtns, optionally the .r1cs.
   fs::path zkey, wtns;
   std::optional<fs::path> r1cs;
+  uint32_t partitions = 1;
+  std::optional<fs::path> trace_dir;
+  pipeline::Settings engine;  // backend, threads, staging, pool, budget, workers, faults
 };
 
-void print_phases(const PhaseLog& log) {
-  std::map<std::string, std::pair<double, uint64_t>> totals;
-  std::vector<std::string> order;
-  for (const auto& s : log.spans()) {
-    if (!totals.count(s.phase)) order.push_back(s.phase);
-    totals[s.phase].first += s.seconds();
-    totals[s.phase].second += s.items;
-  }
-  fmt::print("  {:<10} {:>10} {:>12}\n", "phase", "ms", "items");
-  for (const auto& p : order) fmt::print("  {:<10} {:>10.1f} {:>12}\n", p, totals[p].first * 1e3, totals[p].second);
+// Where partition i's proof and public inputs go: the --proof and --public paths themselves for a
+// one-partition job, else with "-i" before the extension (proof-3.json, public-3.json).
+fs::path partition_path(const fs::path& path, uint32_t partition, uint32_t partitions) {
+  if (partitions == 1) return path;
+  return path.parent_path() / fmt::format("{}-{}{}", path.stem().string(), partition, path.extension().string());
 }
 
-// The part of proving shared by built-in and circom circuits: prove from rows a, b, c and
-// assignment z, verify, print the phases, and write the JSON only for a proof that verifies.
-void prove_verify_write(groth16::ProverBackend& backend, const groth16::ProvingKey& pk, std::vector<Fr>& a,
-                        std::vector<Fr>& b, std::vector<Fr>& c, const std::vector<Fr>& z, PhaseLog& log,
-                        Clock::time_point start, const ProveOptions& o) {
-  auto split = groth16::split_witness(z);
-  Rng blinding(std::random_device{}() ^ (uint64_t{std::random_device{}()} << 32));
-  auto proof = groth16::prove(backend, pk, a, b, c, z, blinding.field<Fr>(), blinding.field<Fr>(), &log);
-  std::span<const Fr> publics(z.data() + 1, pk.num_public);
-  groth16::Verdict verdict = [&] {
-    auto scope = timed(&log, "verify", 1);
-    return groth16::verify(pk.verifying_key(), proof, publics);
-  }();
-  double total = seconds_since(start);
-  fmt::print("prove: witness {} variables: {} zero, {} one, {} other ({:.0f}% zero or one)\n", z.size(),
-             split.zeros, split.ones.size(), split.significant.size(),
-             100.0 * (split.zeros + split.ones.size()) / z.size());
-  print_phases(log);
-  if (!verdict) fail("the proof did not verify ({}); nothing was written. With --zkey, the witness may be wrong "
-                     "(give --r1cs to find the failing constraint); otherwise this is a bug: please report it",
-                     verdict.reason);
-  groth16::write_proof_json(proof, o.proof);
-  groth16::write_public_json(publics, o.public_inputs);
-  fmt::print("prove: proof verified; wrote {} and {} ({:.2f} s total)\n", o.proof.string(),
-             o.public_inputs.string(), total);
-}
-
-void run_prove_builtin(const ProveOptions& o) {
-  auto t0 = Clock::now();
-  auto backend = groth16::make_backend(o.backend);
-  auto pk = groth16::read_proving_key(o.key);
-  check_fits(3 * pk.domain_size() * sizeof(Fr) + pk.num_vars * sizeof(Fr), "proving");
-  auto circuit = circuits::make_circuit(pk.circuit);
-  fmt::print("prove: key {} ({}, circuit {} {}, domain 2^{}) loaded in {:.2f} s; backend {}, {} threads\n",
-             o.key.string(), format_bytes(pk.bytes()), pk.circuit.name, pk.circuit.target_constraints,
-             pk.lg_domain, seconds_since(t0), o.backend, worker_threads());
-  backend->prepare(pk);
-  PhaseLog log;
-  auto start = Clock::now();
-  std::vector<Fr> a(pk.domain_size()), b(pk.domain_size()), c(pk.domain_size());
-  auto z = groth16::synthesize(*circuit, o.witness_seed, pk, a, b, c, &log);
-  prove_verify_write(*backend, pk, a, b, c, z, log, start, o);
-}
-
-void run_prove_circom(const ProveOptions& o) {
-  auto t0 = Clock::now();
-  auto backend = groth16::make_backend(o.backend);
-  auto zkey = circom::ZkeyFile::open(o.zkey);
-  check_fits(3 * zkey.header().domain_size() * sizeof(Fr) + zkey.header().num_vars * sizeof(Fr), "proving");
-  auto pk = zkey.proving_key();
-  fmt::print("prove: zkey {} ({}, circom circuit of {} constraints, {} public, domain 2^{}) loaded in {:.2f} s; "
-             "backend {}, {} threads\n", o.zkey.string(), format_bytes(pk.bytes()), pk.num_constraints,
-             pk.num_public, pk.lg_domain, seconds_since(t0), o.backend, worker_threads());
-  backend->prepare(pk);
-  PhaseLog log;
-  auto start = Clock::now();
-  auto rows = circom::circom_rows(zkey, o.wtns, o.r1cs, &log);
-  if (o.r1cs) fmt::print("prove: all {} constraints of {} hold for {}\n", pk.num_constraints, o.r1cs->string(), o.wtns.string());
-  prove_verify_write(*backend, pk, rows.a, rows.b, rows.c, rows.z, log, start, o);
-}
-
+// Proves every partition through the engine (a single partition is one proof, as before the
+// engine); each proof is verified before it is written, failed partitions end in an error.
 void run_prove(const ProveOptions& o) {
-  if (o.zkey.empty()) run_prove_builtin(o);
-  else run_prove_circom(o);
+  auto t0 = Clock::now();
+  groth16::ProvingKey pk;
+  std::unique_ptr<circuits::Circuit> circuit;
+  pipeline::Job job;
+  if (o.zkey.empty()) {
+    pk = groth16::read_proving_key(o.key);
+    circuit = circuits::make_circuit(pk.circuit);
+    job = pipeline::builtin_job(*circuit, pk, o.partitions, o.witness_seed);
+    fmt::print("prove: key {} ({}, circuit {} {}, domain 2^{}) loaded in {:.2f} s; {} CPU threads\n", o.key.string(),
+               format_bytes(pk.bytes()), pk.circuit.name, pk.circuit.target_constraints, pk.lg_domain,
+               seconds_since(t0), worker_threads());
+  } else {
+    pk = circom::ZkeyFile::open(o.zkey).proving_key();
+    job = pipeline::circom_job(o.zkey, o.wtns, o.r1cs, pk, o.partitions);
+    fmt::print("prove: zkey {} ({}, circom circuit of {} constraints, {} public, domain 2^{}) loaded in {:.2f} s; "
+               "{} CPU threads\n", o.zkey.string(), format_bytes(pk.bytes()), pk.num_constraints, pk.num_public,
+               pk.lg_domain, seconds_since(t0), worker_threads());
+  }
+  auto write = [&](const pipeline::ProvedPartition& proved) {
+    const fs::path proof = partition_path(o.proof, proved.partition, o.partitions);
+    const fs::path publics = partition_path(o.public_inputs, proved.partition, o.partitions);
+    groth16::write_proof_json(proved.proof, proof);
+    groth16::write_public_json(proved.public_inputs, publics);
+    if (o.partitions == 1) fmt::print("prove: proof verified; wrote {} and {}\n", proof.string(), publics.string());
+  };
+  const auto report = pipeline::run_job(job, o.engine, write,
+                                        {o.trace_dir ? o.trace_dir->filename().string() : std::string("prove")});
+  fmt::print("{}", pipeline::format_report(report));
+  if (o.trace_dir) {
+    pipeline::write_trace_files(*o.trace_dir, job, report);
+    fmt::print("prove: trace {} (sidecar trace.json; trace.perfetto.json opens in ui.perfetto.dev)\n",
+               (*o.trace_dir / "trace.csv").string());
+  }
+  if (o.partitions > 1 && report.proved)
+    fmt::print("prove: {} verified proofs written as {} and {}\n", report.proved,
+               partition_path(o.proof, 0, o.partitions).string(), partition_path(o.public_inputs, 0, o.partitions).string());
+  if (!report.failed.empty()) {
+    const auto& first = report.failed.front();
+    fail("{} of {} partitions failed and have no proof; partition {} after {} failed attempts: {}{}",
+         report.failed.size(), report.partitions, first.partition, first.failed_attempts, first.last_error,
+         o.zkey.empty() ? "" : ". With --zkey, the witness may be wrong (give --r1cs to find the failing constraint)");
+  }
 }
 
 struct VerifyOptions {
@@ -214,15 +193,39 @@ int main(int argc, char** argv) {
   setup->callback([&] { run_setup(setup_options); });
 
   ProveOptions prove_options;
-  auto* prove = app.add_subcommand("prove", "synthesize a witness, prove, verify, and write snarkjs JSON");
+  pipeline::Settings& engine = prove_options.engine;
+  auto* prove = app.add_subcommand("prove", "prove N partitions through the engine (synthesis threads, pinned or "
+                                            "pageable staging, GPU workers), verify each proof, write snarkjs JSON");
   auto* key = prove->add_option("--key", prove_options.key, "proving key from `zkpipe setup`")->capture_default_str();
-  auto* witness_seed = prove->add_option("--witness-seed", prove_options.witness_seed, "seed of the built-in circuit's witness")->capture_default_str();
-  prove->add_option("--backend", prove_options.backend, "cpu or cuda")->capture_default_str();
-  prove->add_option("--proof", prove_options.proof, "proof output (snarkjs proof.json)")->capture_default_str();
-  prove->add_option("--public", prove_options.public_inputs, "public inputs output (snarkjs public.json)")->capture_default_str();
+  auto* witness_seed = prove->add_option("--witness-seed", prove_options.witness_seed, "seed of the built-in circuit's witness (partition i: seed + i)")->capture_default_str();
+  prove->add_option("--backend", engine.backend, "cpu, cuda or fake (CPU maths, seeded faults); default: cuda where a device is present, else cpu");
+  prove->add_option("--proof", prove_options.proof, "proof output (snarkjs proof.json; proof-<i>.json for partition i of several)")->capture_default_str();
+  prove->add_option("--public", prove_options.public_inputs, "public inputs output (snarkjs public.json; public-<i>.json)")->capture_default_str();
   auto* zkey = prove->add_option("--zkey", prove_options.zkey, "prove a circom circuit: snarkjs Groth16 .zkey (bls12381)");
   auto* wtns = prove->add_option("--wtns", prove_options.wtns, "the circom witness (.wtns) to prove with --zkey");
   auto* r1cs = prove->add_option("--r1cs", prove_options.r1cs, "the circuit's .r1cs: check every constraint before proving");
+  prove->add_option("--partitions", prove_options.partitions, "independent proofs of the job (one key, witness seeds seed..seed+N-1)")
+      ->check(CLI::Range(1u, 1u << 20))->capture_default_str();
+  prove->add_option("--synthesis-threads", engine.synthesis_threads, "threads synthesizing partitions (default: half the cores)");
+  prove->add_option("--in-flight", engine.partitions_in_flight, "partitions admitted and not yet copied to a GPU (default: synthesis threads + workers)");
+  prove->add_option("--staging", engine.staging, "where synthesis writes a/b/c: pinned (slabs of a pinned pool) or pageable "
+                                                 "(default: pinned where a CUDA device is present)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, pipeline::Staging>{
+          {"pinned", pipeline::Staging::pinned}, {"pageable", pipeline::Staging::pageable}}));
+  prove->add_option("--pool-slabs", engine.pool_slabs, "pinned slabs, each one partition's a/b/c, allocated once (default: partitions in flight, as the budget allows)");
+  prove->add_option("--budget", engine.budget_bytes, "host memory budget, e.g. 96GiB (default: 80% of the memory available)")
+      ->transform(CLI::AsSizeValue(false));
+  prove->add_option("--workers", engine.workers_per_gpu, "GPU workers per GPU, each with its own streams and buffers")->capture_default_str();
+  prove->add_option("--gpus", engine.gpus, "GPUs to use (default: every CUDA device; 1 for cpu and fake)");
+  prove->add_option("--srs-residency", engine.srs_residency, "proving key points on each worker's device, or in pinned host memory")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, pipeline::SrsResidency>{
+          {"device", pipeline::SrsResidency::device}, {"pinned-host", pipeline::SrsResidency::pinned_host}}))
+      ->capture_default_str();
+  prove->add_option("--retries", engine.retry_limit, "failed attempts of a partition before it is reported failed")->capture_default_str();
+  prove->add_option("--trace-dir", prove_options.trace_dir, "write the job's trace here: trace.csv, trace.json (sidecar), trace.perfetto.json");
+  prove->add_option("--fault-seed", engine.fake.seed, "--backend fake: seed of the injected faults")->capture_default_str();
+  prove->add_option("--fault-rate", engine.fake.kernel_error_probability, "--backend fake: probability that a kernel call fails")->capture_default_str();
+  prove->add_option("--copy-fault-rate", engine.fake.copy_error_probability, "--backend fake: probability that a staging copy fails")->capture_default_str();
   zkey->needs(wtns)->excludes(key)->excludes(witness_seed);
   wtns->needs(zkey);
   r1cs->needs(zkey);
@@ -241,6 +244,9 @@ int main(int argc, char** argv) {
   });
 #ifdef ZKPIPE_HAVE_MODEL_COMMANDS
   add_model_commands(app);
+#endif
+#ifdef ZKPIPE_HAVE_SOAK_COMMAND
+  add_soak_command(app);
 #endif
   app.parse_complete_callback([&] { set_worker_threads(threads); });
 
