@@ -1,5 +1,6 @@
 #include "compare.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -24,6 +25,27 @@ std::vector<MetricError> compare_summaries(const trace::TraceSummary& measured, 
     errors.push_back(std::move(error));
   }
   return errors;
+}
+
+std::string format_comparison_of_runs(const std::vector<ComparedRun>& runs) {
+  const std::vector<std::string> headline = {"partitions_per_s", "gpu_utilization", "h2d_gbps"};
+  std::string text = fmt::format("{:<40} {:>18} {:>22} {:>12}\n", "run (measured trace)", "partitions/s err %",
+                                 "GPU utilization err pt", "H2D err %");
+  std::vector<double> absolute_sum(headline.size(), 0.0);
+  for (const ComparedRun& run : runs) {
+    text += fmt::format("{:<40}", run.name);
+    for (std::size_t i = 0; i < headline.size(); ++i) {
+      const auto found = std::ranges::find(run.errors, headline[i], &MetricError::metric);
+      const double error = found == run.errors.end() ? NAN : found->error;
+      absolute_sum[i] += std::abs(error);
+      text += fmt::format(" {:>{}.2f}", error, i == 0 ? 18 : i == 1 ? 22 : 12);
+    }
+    text += "\n";
+  }
+  text += fmt::format("{:<40}", fmt::format("mean absolute error ({} runs)", runs.size()));
+  for (std::size_t i = 0; i < headline.size(); ++i)
+    text += fmt::format(" {:>{}.2f}", absolute_sum[i] / double(runs.size()), i == 0 ? 18 : i == 1 ? 22 : 12);
+  return text + "\n";
 }
 
 std::string format_comparison(const std::vector<MetricError>& errors) {

@@ -1,6 +1,7 @@
 // Contract: the error of a prediction against a measurement, per summary metric: points of
 // utilization for gpu_utilization, relative percent for every other figure. Both traces are
-// summarized by the one trace::summarize, so the comparison is like for like.
+// summarized by the one trace::summarize, so the comparison is like for like. Several runs are
+// tabulated one per row with the mean absolute error of each headline metric.
 #pragma once
 
 #include <string>
@@ -20,5 +21,14 @@ struct MetricError {
 
 std::vector<MetricError> compare_summaries(const trace::TraceSummary& measured, const trace::TraceSummary& simulated);
 std::string format_comparison(const std::vector<MetricError>& errors);
+
+struct ComparedRun {
+  std::string name;  // the measured trace
+  std::vector<MetricError> errors;
+};
+
+// One row per run (throughput error %, utilization error in points, H2D error %), then the mean
+// absolute error of each over the runs: how a calibration predicts the runs it was not fitted on.
+std::string format_comparison_of_runs(const std::vector<ComparedRun>& runs);
 
 }  // namespace zkpipe::model

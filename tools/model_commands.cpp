@@ -168,17 +168,20 @@ void add_calibrate(CLI::App& app) {
 }
 
 void add_compare(CLI::App& app) {
-  struct Options {
-    std::string measured, simulated;
-  };
-  auto options = std::make_shared<Options>();
-  CLI::App* command = app.add_subcommand("compare", "Error of a simulated trace against a measured one, per metric");
-  command->add_option("measured", options->measured, "measured trace CSV")->required()->check(CLI::ExistingFile);
-  command->add_option("simulated", options->simulated, "simulated trace CSV")->required()->check(CLI::ExistingFile);
-  command->callback(guarded("compare", [options] {
-    const auto measured = trace::summarize(trace::read_csv_file(options->measured));
-    const auto simulated = trace::summarize(trace::read_csv_file(options->simulated));
-    std::cout << format_comparison(compare_summaries(measured, simulated));
+  auto traces = std::make_shared<std::vector<std::string>>();
+  CLI::App* command = app.add_subcommand(
+      "compare", "Error of simulated traces against measured ones, per metric: MEASURED SIMULATED [MEASURED SIMULATED]...");
+  command->add_option("traces", *traces, "pairs of trace CSVs, measured then simulated")->required()->check(CLI::ExistingFile);
+  command->callback(guarded("compare", [traces] {
+    if (traces->size() % 2 != 0)
+      throw std::runtime_error(fmt::format("an odd number of traces ({}): give pairs, MEASURED SIMULATED, one pair per run", traces->size()));
+    std::vector<ComparedRun> runs;
+    for (std::size_t i = 0; i < traces->size(); i += 2) {
+      const auto measured = trace::summarize(trace::read_csv_file((*traces)[i]));
+      const auto simulated = trace::summarize(trace::read_csv_file((*traces)[i + 1]));
+      runs.push_back({(*traces)[i], compare_summaries(measured, simulated)});
+    }
+    std::cout << (runs.size() == 1 ? format_comparison(runs.front().errors) : format_comparison_of_runs(runs));
   }));
 }
 

@@ -67,7 +67,11 @@ TEST(ModelCommands, CalibratedOnSomeRunsPredictsAHeldOutRunWithinFivePercent) {
                         (dir / "predicted.csv").string(), "--perfetto", (dir / "predicted.perfetto.json").string()}),
             0);
   ASSERT_EQ(run_zkpipe({"compare", (dir / "measured.csv").string(), (dir / "predicted.csv").string()}), 0);
+  ASSERT_EQ(run_zkpipe({"compare", (dir / "measured.csv").string(), (dir / "predicted.csv").string(),
+                        (dir / "pinned-2.csv").string(), (dir / "predicted.csv").string()}),
+            0);
   const std::string output = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(output.find("mean absolute error (2 runs)"), std::string::npos) << output;
   EXPECT_NE(output.find("partitions_per_s"), std::string::npos) << output;
   EXPECT_TRUE(std::filesystem::exists(dir / "predicted.perfetto.json"));
 
