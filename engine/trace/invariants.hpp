@@ -8,11 +8,13 @@
 // tolerance of the CSV's nine decimals):
 //   phases_in_order        within an attempt: synth -> h2d -> GPU compute -> d2h -> assemble ->
 //                          verify, each starting after every earlier phase ended; no attempt
-//                          after the one that assembled the proof. wait_* spans are the waiting
-//                          thread's (one may begin during the partition's previous attempt) and
-//                          are not ordered
-//   ends_exactly_once      at most one assemble per partition; partitions assembled == proved;
-//                          proved + failed == partitions (none lost, none duplicated)
+//                          after the one that assembled the proof (unless proofs may be
+//                          rejected). wait_* spans are the waiting thread's (one may begin
+//                          during the partition's previous attempt) and are not ordered
+//   ends_exactly_once      at most one assemble per partition (per attempt, where proofs may be
+//                          rejected); partitions whose last attempt assembled == proved (>= where
+//                          proofs may be rejected); proved + failed == partitions (none lost,
+//                          none duplicated)
 //   gpu_compute_exclusive  GPU compute spans of one GPU never overlap
 //   holdings_within_limits an attempt holds its a/b/c from synthesis start to the end of its
 //                          first copy: at every instant the holders' bytes <= the budget, their
@@ -38,6 +40,10 @@ struct RunExpectations {
   std::uint64_t host_budget_bytes = 0;
   std::uint32_t partitions_in_flight_max = 0;
   std::optional<std::uint32_t> pool_slabs;  // set when every copy used pinned staging
+  // The engine verifies each proof after assembling it and retries one that fails: then only a
+  // partition's last attempt decides whether it was proved. Otherwise (the model, the policy
+  // harness) an assembled proof ends the partition.
+  bool proofs_may_be_rejected = false;
 };
 
 enum class Invariant { phases_in_order, ends_exactly_once, gpu_compute_exclusive, holdings_within_limits };

@@ -65,6 +65,19 @@ TEST(TraceInvariants, WorkAfterTheProofIsOutOfOrder) {
   EXPECT_EQ(broken(spans), std::vector{Invariant::phases_in_order});
 }
 
+TEST(TraceInvariants, AProofRejectedByVerificationMayBeRetriedWhereProofsMayBeRejected) {
+  Trace spans = correct_trace();
+  spans.push_back(span(0, Phase::verify, "cpu:verify", 2.6, 2.7));  // rejected: retried below
+  for (const Span& retry : {span(0, Phase::synth, "cpu:0", 6, 7, bytes), span(0, Phase::h2d, "pcie0:h2d", 7, 7.5, bytes),
+                            span(0, Phase::ntt, "gpu0:w0", 7.5, 8), span(0, Phase::assemble, "cpu:assemble", 8, 8.1)})
+    spans.push_back(retry);
+  RunExpectations expected = expectations();
+  expected.proofs_may_be_rejected = true;
+  EXPECT_TRUE(broken(spans, expected).empty());
+  expected.proofs_may_be_rejected = false;
+  EXPECT_EQ(broken(spans, expected), (std::vector{Invariant::phases_in_order, Invariant::ends_exactly_once}));
+}
+
 TEST(TraceInvariants, AProofAssembledTwiceIsDuplicated) {
   Trace spans = correct_trace();
   spans.push_back(span(1, Phase::assemble, "cpu:assemble", 5.6, 5.7));
