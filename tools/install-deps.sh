@@ -6,13 +6,20 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
 packages=(build-essential cmake pkg-config libsimgrid-dev libeigen3-dev libgtest-dev
           librapidcheck-dev libfccp-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev
-          libfmt-dev libbenchmark-dev nodejs npm chromium)
+          libfmt-dev libbenchmark-dev chromium clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: apt-get install ${missing[*]}"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+# Node.js: the machine's own (it may come from NodeSource, whose nodejs package carries npm and
+# conflicts with Debian's npm), else Debian's.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  echo "install-deps: apt-get install nodejs npm"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nodejs npm
 fi
 if [ ! -x "$here/tests/interop/node_modules/.bin/snarkjs" ]; then
   echo "install-deps: npm install (snarkjs, @noble/curves) in tests/interop"
