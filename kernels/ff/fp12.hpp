@@ -61,15 +61,7 @@ struct Fp12 {
     return {c0 * norm_inv, -(c1 * norm_inv)};
   }
   // this^e for a canonical exponent of `limb_count` little-endian limbs.
-  ZK_HD Fp12 pow(const uint64_t* e, int limb_count) const {
-    Fp12 r = one();
-    for (int i = limb_count - 1; i >= 0; --i)
-      for (int b = 63; b >= 0; --b) {
-        r = r.sqr();
-        if ((e[i] >> b) & 1) r = r * *this;
-      }
-    return r;
-  }
+  ZK_HD Fp12 pow(const uint64_t* e, int limb_count) const { return ff::power(*this, e, limb_count); }
 };
 
 }  // namespace zk::bls12_381

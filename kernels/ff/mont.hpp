@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "kernels/ff/limbs.hpp"
+#include "kernels/ff/power.hpp"
 
 #if !defined(__CUDA_ARCH__) && defined(__x86_64__) && defined(__BMI2__) && defined(__ADX__)
 #define ZK_X86_ADX 1
@@ -135,15 +136,7 @@ struct mont_t {
   ZK_HD mont_t sqr() const { return *this * *this; }
 
   // this^e for an exponent of `limb_count` little-endian limbs (canonical integer).
-  ZK_HD mont_t pow(const uint64_t* e, int limb_count) const {
-    mont_t r = one();
-    for (int i = limb_count - 1; i >= 0; --i)
-      for (int b = 63; b >= 0; --b) {
-        r = r.sqr();
-        if ((e[i] >> b) & 1) r = r * *this;
-      }
-    return r;
-  }
+  ZK_HD mont_t pow(const uint64_t* e, int limb_count) const { return power(*this, e, limb_count); }
   ZK_HD mont_t pow_u64(uint64_t e) const { return pow(&e, 1); }
   // Multiplicative inverse by Fermat (this^(m-2)); the inverse of zero is zero.
   ZK_HD mont_t inverse() const {
