@@ -24,21 +24,27 @@ void check_r1cs_fits_key(const ZkeyFile& zkey, const R1csFile& r1cs) {
 
 }  // namespace
 
-CircomRows circom_rows(ZkeyFile& zkey, const std::filesystem::path& wtns,
-                       const std::optional<std::filesystem::path>& r1cs_path, PhaseLog* log) {
+std::vector<Fr> circom_rows(ZkeyFile& zkey, const std::filesystem::path& wtns,
+                            const std::optional<std::filesystem::path>& r1cs_path, std::span<Fr> a,
+                            std::span<Fr> b, std::span<Fr> c, PhaseLog* log) {
   auto scope = timed(log, "synth", zkey.header().num_constraints);
   std::optional<R1csFile> r1cs;
   if (r1cs_path) {
     r1cs.emplace(R1csFile::open(*r1cs_path));
     check_r1cs_fits_key(zkey, *r1cs);
   }
-  CircomRows rows;
-  rows.z = read_witness(wtns);
-  check_witness_fits_key(zkey, rows.z, wtns);
+  auto z = read_witness(wtns);
+  check_witness_fits_key(zkey, z, wtns);
+  zkey.evaluate_rows(z, a, b, c);
+  if (r1cs) r1cs->check_witness(z, a, b);
+  return z;
+}
+
+CircomRows circom_rows(ZkeyFile& zkey, const std::filesystem::path& wtns,
+                       const std::optional<std::filesystem::path>& r1cs, PhaseLog* log) {
   size_t n = zkey.header().domain_size();
-  rows.a.resize(n), rows.b.resize(n), rows.c.resize(n);
-  zkey.evaluate_rows(rows.z, rows.a, rows.b, rows.c);
-  if (r1cs) r1cs->check_witness(rows.z, rows.a, rows.b);
+  CircomRows rows{std::vector<Fr>(n), std::vector<Fr>(n), std::vector<Fr>(n), {}};
+  rows.z = circom_rows(zkey, wtns, r1cs, rows.a, rows.b, rows.c, log);
   return rows;
 }
 

@@ -10,6 +10,7 @@
 #pragma once
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "engine/circom/zkey_file.hpp"
@@ -22,8 +23,13 @@ struct CircomRows {
   std::vector<Fr> z;        // the witness: ONE, outputs, public inputs, private wires
 };
 
-// Reads the witness, evaluates the rows from the key and, when `r1cs` is given, checks the
-// constraints and that the .r1cs, .zkey and .wtns belong together. Timed as "synth" in `log`.
+// Reads the witness, evaluates the rows from the key into a, b, c (domain_size() each: pageable
+// memory or a pinned slab) and, when `r1cs` is given, checks the constraints and that the .r1cs,
+// .zkey and .wtns belong together. Returns the witness z. Timed as "synth" in `log`.
+std::vector<Fr> circom_rows(ZkeyFile& zkey, const std::filesystem::path& wtns,
+                            const std::optional<std::filesystem::path>& r1cs, std::span<Fr> a,
+                            std::span<Fr> b, std::span<Fr> c, PhaseLog* log = nullptr);
+// The same into rows it allocates.
 CircomRows circom_rows(ZkeyFile& zkey, const std::filesystem::path& wtns,
                        const std::optional<std::filesystem::path>& r1cs, PhaseLog* log = nullptr);
 
