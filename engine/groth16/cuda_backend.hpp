@@ -1,0 +1,42 @@
+// cuda_backend.hpp — the prover's CUDA backend: the quotient's NTTs (kernels/ntt/ntt_cuda.cuh)
+// and the G1/G2 MSMs and batch additions (kernels/msm/pippenger_cuda.cuh) on one GPU.
+//
+// prepare(pk) copies the key's point arrays (a, b1, l, h, b2) to the device once; later calls
+// whose bases are one of those arrays use the device copy, other bases are uploaded per call.
+// Scalars, index lists and the quotient's vectors travel per call (the quotient's inputs once,
+// through stage_quotient_inputs()). The constructor throws
+// zk::Error when no CUDA device is present; CUDA failures throw zk::cuda::CudaError naming the
+// call, file and line. Not thread-safe (one stream); the key passed to prepare() must outlive it.
+// This header needs no CUDA headers, so any code (the backend registry) can include it.
+#pragma once
+#include <memory>
+
+#include "engine/groth16/backend.hpp"
+
+namespace zk::groth16 {
+
+class CudaBackend final : public ProverBackend {
+ public:
+  CudaBackend();
+  ~CudaBackend() override;
+  std::string name() const override { return "cuda"; }
+  void prepare(const ProvingKey& pk) override;
+  void quotient_evaluations(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c,
+                            const ntt::Domain& domain) override;
+  // Copies a, b, c to the device (returns when the host buffers may be reused); the quotient
+  // then runs there and only its result comes back.
+  void stage_quotient_inputs(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c) override;
+  void staged_quotient_evaluations(std::span<Fr> out, const ntt::Domain& domain) override;
+  G1 msm(std::span<const G1Affine> bases, std::span<const uint32_t> indices,
+         std::span<const Fr> scalars) override;
+  G2 msm(std::span<const G2Affine> bases, std::span<const uint32_t> indices,
+         std::span<const Fr> scalars) override;
+  G1 sum(std::span<const G1Affine> bases, std::span<const uint32_t> indices) override;
+  G2 sum(std::span<const G2Affine> bases, std::span<const uint32_t> indices) override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace zk::groth16

@@ -1,0 +1,208 @@
+// bench_kernels — times the CUDA NTT and G1/G2 MSMs from 2^lg_min to 2^lg_max with CUDA events
+// (median of --repeats runs after --warmup runs, inputs device-resident, as sppark's figures are
+// taken), prints the NTT's fraction of the device-memory floor (one read and one write of the
+// data at the measured device-to-device copy bandwidth), and optionally sweeps MSM window widths
+// (--sweep-windows) to choose GpuMsmPolicy. Prints a table and writes CSV rows to --csv.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "engine/util/rng.hpp"
+#include "kernels/msm/pippenger_cuda.cuh"
+#include "kernels/msm/sample_points.hpp"
+#include "kernels/ntt/ntt_cuda.cuh"
+
+namespace {
+
+using namespace zk;
+using bls12_381::Fr;
+
+struct Options {
+  int ntt_min = 16, ntt_max = 26, msm_min = 16, msm_max = 26, g2_max = 24;
+  int warmup = 2, repeats = 7;
+  std::vector<int> sweep_sizes;  // lg sizes at which to sweep window widths
+  std::string csv = "bench_kernels.csv";
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    auto value = [&] {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "bench_kernels: %s needs a value\n", argv[i]);
+        std::exit(2);
+      }
+      return std::string(argv[++i]);
+    };
+    std::string a = argv[i];
+    if (a == "--ntt") std::sscanf(value().c_str(), "%d:%d", &o.ntt_min, &o.ntt_max);
+    else if (a == "--msm") std::sscanf(value().c_str(), "%d:%d", &o.msm_min, &o.msm_max);
+    else if (a == "--g2-max") o.g2_max = std::stoi(value());
+    else if (a == "--repeats") o.repeats = std::stoi(value());
+    else if (a == "--warmup") o.warmup = std::stoi(value());
+    else if (a == "--sweep-windows") {
+      std::string list = value();
+      for (size_t p = 0; p < list.size();) {
+        size_t q = list.find(',', p);
+        o.sweep_sizes.push_back(std::stoi(list.substr(p, q - p)));
+        p = q == std::string::npos ? list.size() : q + 1;
+      }
+    } else if (a == "--csv") o.csv = value();
+    else {
+      std::fprintf(stderr,
+                   "usage: bench_kernels [--ntt MIN:MAX] [--msm MIN:MAX] [--g2-max LG] [--repeats N] "
+                   "[--warmup N] [--sweep-windows LG,LG,...] [--csv FILE]\n");
+      std::exit(2);
+    }
+  }
+  return o;
+}
+
+// Median milliseconds of `run` (which enqueues work on `stream`) over repeats, after warm-ups.
+template <class Run>
+double median_ms(const Options& o, cudaStream_t stream, Run&& run) {
+  cuda::CudaEvent start, stop;
+  std::vector<double> times;
+  for (int i = 0; i < o.warmup + o.repeats; ++i) {
+    start.record(stream);
+    run();
+    stop.record(stream);
+    double ms = stop.elapsed_ms_since(start);
+    if (i >= o.warmup) times.push_back(ms);
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+// Device-to-device copy bandwidth in GB/s, counting bytes read plus bytes written.
+double copy_gbps(const Options& o, cudaStream_t stream) {
+  const size_t bytes = size_t{2} << 30;
+  cuda::DeviceBuffer<uint8_t> a(bytes), b(bytes);
+  CUDA_OK(cudaMemsetAsync(a.get(), 1, bytes, stream));
+  double ms = median_ms(o, stream, [&] { CUDA_OK(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, stream)); });
+  return 2.0 * bytes / (ms * 1e6);
+}
+
+std::vector<Fr> random_scalars(size_t n, uint64_t seed) {
+  std::vector<Fr> v(n);
+  parallel_for(n, [&](size_t b, size_t e) {
+    Rng rng(seed + b);
+    for (size_t i = b; i < e; ++i) v[i] = rng.field<Fr>();
+  }, 1 << 16);
+  return v;
+}
+
+const char* sppark_msm_ms(int lg) {
+  switch (lg) {
+    case 20: return "20.8";
+    case 22: return "54.2";
+    case 24: return "158.6";
+    case 26: return "568.6";
+    default: return "";
+  }
+}
+const char* sppark_ntt_ms(int lg) {
+  switch (lg) {
+    case 20: return "0.28";
+    case 22: return "1.13";
+    case 24: return "4.75";
+    case 26: return "23.9";
+    default: return "";
+  }
+}
+
+template <class Curve>
+std::vector<double> time_msms(const Options& o, int lg_min, int lg_max, const ec::affine_t<Curve>& generator,
+                              const cuda::DeviceBuffer<Fr>& d_scalars, cudaStream_t stream, FILE* csv,
+                              const char* group) {
+  std::vector<double> ms(lg_max + 1, 0.0);
+  if (lg_max < lg_min) return ms;
+  const size_t n_max = size_t{1} << lg_max;
+  auto bases = msm::sample_points<Curve>(n_max, generator, 11);
+  cuda::DeviceBuffer<ec::affine_t<Curve>> d_bases(n_max);
+  d_bases.upload(bases, stream);
+  msm::CudaMsm<Curve> gpu;
+  std::printf("%s MSM: device workspace at 2^%d: %.2f GiB (bases %.2f GiB)\n", group, lg_max,
+              msm::CudaMsm<Curve>::workspace_bytes(n_max) / double(1 << 30), d_bases.bytes() / double(1 << 30));
+  for (int lg = lg_min; lg <= lg_max; ++lg) {
+    const size_t n = size_t{1} << lg;
+    ms[lg] = median_ms(o, stream, [&] { gpu.msm(d_bases.get(), nullptr, d_scalars.get(), n, stream); });
+    std::fprintf(csv, "msm_%s,%d,%d,%.4f\n", group, lg, msm::GpuMsmPolicy::window_bits(n), ms[lg]);
+    std::printf("  %s MSM 2^%d: %.3f ms (window %d)\n", group, lg, ms[lg], msm::GpuMsmPolicy::window_bits(n));
+    std::fflush(stdout);
+  }
+  for (int lg : o.sweep_sizes) {
+    if (lg > lg_max || std::string(group) != "g1") continue;
+    const size_t n = size_t{1} << lg;
+    std::printf("  window sweep, %s MSM 2^%d:", group, lg);
+    for (int c = 10; c <= 20; ++c) {
+      double t = median_ms(o, stream, [&] { gpu.msm(d_bases.get(), nullptr, d_scalars.get(), n, stream, c); });
+      std::fprintf(csv, "msm_%s_window,%d,%d,%.4f\n", group, lg, c, t);
+      std::printf(" c=%d %.2f", c, t);
+      std::fflush(stdout);
+    }
+    std::printf(" ms\n");
+  }
+  return ms;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  if (cuda::cuda_device_count() == 0) {
+    std::fprintf(stderr, "bench_kernels: no CUDA device found\n");
+    return 1;
+  }
+  try {
+    cudaDeviceProp prop{};
+    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+    std::printf("device: %s, %d SMs, %.1f GiB\n", prop.name, prop.multiProcessorCount,
+                prop.totalGlobalMem / double(1 << 30));
+    FILE* csv = std::fopen(o.csv.c_str(), "w");
+    if (!csv) throw std::runtime_error("cannot write " + o.csv);
+    std::fprintf(csv, "kernel,lg_n,window_bits,median_ms\n");
+    cuda::CudaStream stream;
+    const double gbps = copy_gbps(o, stream.get());
+    std::printf("device-to-device copy: %.0f GB/s (read + write)\n", gbps);
+    std::fprintf(csv, "d2d_copy_gbps,0,0,%.1f\n", gbps);
+
+    const int lg_scalars = std::max({o.ntt_max, o.msm_max, 1});
+    const size_t n_scalars = size_t{1} << lg_scalars;
+    auto host = random_scalars(n_scalars, 5);
+    cuda::DeviceBuffer<Fr> d_scalars(n_scalars), d_ntt(size_t{1} << o.ntt_max);
+    d_scalars.upload(host, stream.get());
+
+    std::vector<double> ntt_ms(31, 0.0), ntt_floor(31, 0.0);
+    ntt::CudaNtt gpu_ntt;
+    std::printf("NTT workspace at 2^%d: %.2f GiB\n", o.ntt_max, ntt::CudaNtt::workspace_bytes(o.ntt_max) / double(1 << 30));
+    for (int lg = o.ntt_min; lg <= o.ntt_max; ++lg) {
+      ntt::Domain domain(lg);
+      CUDA_OK(cudaMemcpyAsync(d_ntt.get(), d_scalars.get(), domain.n * sizeof(Fr), cudaMemcpyDeviceToDevice, stream.get()));
+      ntt_ms[lg] = median_ms(o, stream.get(), [&] { gpu_ntt.ntt(d_ntt.get(), domain, stream.get()); });
+      ntt_floor[lg] = 2.0 * domain.n * sizeof(Fr) / (gbps * 1e6);
+      std::fprintf(csv, "ntt,%d,0,%.4f\n", lg, ntt_ms[lg]);
+    }
+    auto g1 = time_msms<bls12_381::G1Curve>(o, o.msm_min, o.msm_max, bls12_381::g1_generator(), d_scalars,
+                                            stream.get(), csv, "g1");
+    auto g2 = time_msms<bls12_381::G2Curve>(o, o.msm_min, std::min(o.msm_max, o.g2_max), bls12_381::g2_generator(),
+                                            d_scalars, stream.get(), csv, "g2");
+    std::fclose(csv);
+
+    std::printf("\n%-6s %10s %9s %10s %10s %12s %10s %12s\n", "size", "NTT ms", "NTT/floor", "sppark NTT", "G1 MSM ms",
+                "sppark G1", "G2 MSM ms", "G1 window");
+    for (int lg = std::min(o.ntt_min, o.msm_min); lg <= std::max(o.ntt_max, o.msm_max); ++lg) {
+      std::printf("2^%-4d %10.3f %8.0f%% %10s %10.2f %12s %10.2f %12d\n", lg, ntt_ms[lg],
+                  ntt_ms[lg] > 0 ? 100.0 * ntt_floor[lg] / ntt_ms[lg] : 0.0, sppark_ntt_ms(lg),
+                  lg < int(g1.size()) ? g1[lg] : 0.0, sppark_msm_ms(lg), lg < int(g2.size()) ? g2[lg] : 0.0,
+                  msm::GpuMsmPolicy::window_bits(size_t{1} << lg));
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_kernels: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

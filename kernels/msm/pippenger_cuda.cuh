@@ -1,0 +1,103 @@
+// pippenger_cuda.cuh — multi-scalar multiplication and batch addition on a CUDA GPU, for G1 and
+// G2 alike (one template over the curve), the device twin of pippenger_cpu.hpp (its oracle).
+//
+// CudaMsm<Curve>::msm() computes sum_i k_i * bases[index[i]] (index optional) for device-resident
+// affine bases (all-zero = infinity) and device-resident Fr scalars in Montgomery form:
+//   1. digits:      each scalar made canonical once, cut into signed (Booth) c-bit digits, one
+//                   (bucket, point|sign) pair per window; bucket sizes counted;
+//   2. sort:        per window, the pairs sorted by bucket (CUB radix sort, c key bits);
+//   3. accumulate:  every bucket split into segments of at most GpuMsmPolicy::segment_points
+//                   points (so one hot bucket cannot stall the launch); one thread per segment
+//                   adds its points (mixed Jacobian + affine addition); then the segment sums of
+//                   each bucket are folded, fold_factor at a time, until one is left;
+//   4. reduce:      per window, sum_b b * bucket_b by running sums over ranges of buckets in
+//                   parallel (each range's offset added as a small multiple), then a block per
+//                   window sums its ranges;
+//   5. combine:     the windows' sums come to the host and meet by doubling (Horner).
+// CudaMsm<Curve>::sum() is the batch addition sum_i bases[index[i]]: a grid-wide tree reduction.
+// workspace_bytes() says how much device memory a call of size n takes before it runs; the
+// workspace is kept between calls (grow-only). One CudaMsm per stream; not thread-safe.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/ec/bls12-381.hpp"
+#include "kernels/util/cuda_check.hpp"
+
+namespace zk::msm {
+
+using bls12_381::Fr;
+
+// Signed digit of window w (c bits) of a canonical 256-bit scalar: Booth recoding over bits
+// [w*c - 1, w*c + c - 1], in [-2^(c-1), 2^(c-1)]; sum_w digit_w 2^(w*c) is the scalar. Equals
+// pippenger_cpu.hpp's signed_digit (checked by the GPU tests on host and device).
+ZK_HD int32_t booth_digit(const uint64_t limbs[4], int w, int c) {
+  const int lo = w * c - 1;
+  uint64_t v;
+  if (lo < 0) {
+    v = limbs[0] << 1;
+  } else {
+    const int limb = lo >> 6, shift = lo & 63;
+    v = limb < 4 ? limbs[limb] >> shift : 0;
+    if (shift && limb + 1 < 4) v |= limbs[limb + 1] << (64 - shift);
+  }
+  const uint32_t low = v & 1, mid = static_cast<uint32_t>(v >> 1) & ((1u << (c - 1)) - 1);
+  const uint32_t top = (v >> c) & 1;
+  return static_cast<int32_t>(low + mid) - static_cast<int32_t>(top << (c - 1));
+}
+
+// The GPU MSM's tuning knobs. Measured on the H200 (sm_90, 132 SMs) with tools/bench_kernels
+// (G1, random scalars, device-resident inputs; see the figures in kernels/README.md):
+struct GpuMsmPolicy {
+  static constexpr int scalar_bits = 255;
+  static constexpr int min_window_bits = 4;
+  static constexpr int max_window_bits = 20;
+  // Most points one thread adds into a bucket before a new segment starts.
+  static constexpr uint32_t segment_points = 128;
+  // Segment sums of one bucket folded into one per thread and pass (see fold_sums_kernel).
+  static constexpr uint32_t fold_factor = 16;
+  // Threads of the bucket reduction, over all windows together.
+  static constexpr uint32_t reduction_threads = 1u << 15;
+  // Cost of one bucket in the reduction relative to one point in digits+sort+accumulate.
+  static constexpr double bucket_cost = 4.0;
+
+  static int windows(int c) { return (scalar_bits + 1 + c - 1) / c; }
+  // Window bits minimizing windows(c) * (n + bucket_cost * 2^(c-1)).
+  static int window_bits(size_t n) {
+    int best = min_window_bits;
+    double best_cost = 0;
+    for (int c = min_window_bits; c <= max_window_bits; ++c) {
+      double cost = windows(c) * (double(n) + bucket_cost * double(size_t{1} << (c - 1)));
+      if (c == min_window_bits || cost < best_cost) best = c, best_cost = cost;
+    }
+    return best;
+  }
+};
+
+template <class Curve>
+class CudaMsm {
+ public:
+  using Affine = ec::affine_t<Curve>;
+  using Point = ec::jacobian_t<Curve>;
+
+  // Device bytes msm() of n scalars takes with `window_bits` (0: the policy's choice).
+  static size_t workspace_bytes(size_t n, int window_bits = 0);
+  // Device bytes sum() of n points takes.
+  static size_t sum_workspace_bytes(size_t n);
+
+  // sum_i scalars[i] * bases[base_index ? base_index[i] : i] for i < n. All pointers are device
+  // pointers; the call returns when the result is on the host.
+  Point msm(const Affine* d_bases, const uint32_t* d_base_index, const Fr* d_scalars, size_t n,
+            cudaStream_t stream, int window_bits = 0);
+  // sum_i bases[base_index ? base_index[i] : i] for i < n.
+  Point sum(const Affine* d_bases, const uint32_t* d_base_index, size_t n, cudaStream_t stream);
+
+ private:
+  cuda::DeviceBuffer<uint8_t> workspace_;
+};
+
+extern template class CudaMsm<bls12_381::G1Curve>;
+extern template class CudaMsm<bls12_381::G2Curve>;
+
+}  // namespace zk::msm

@@ -1,0 +1,346 @@
+// pippenger_cuda_impl.cuh — the GPU MSM's kernels and launchers (contract in pippenger_cuda.cuh);
+// included once per curve by pippenger_cuda_g1.cu and pippenger_cuda_g2.cu, which instantiate it
+// (two translation units so the two large instantiations compile in parallel).
+#pragma once
+#include "kernels/msm/pippenger_cuda.cuh"
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <vector>
+
+namespace zk::msm {
+namespace {
+
+constexpr uint32_t kSignBit = 1u << 31;
+constexpr int kSumThreads = 128;  // threads of a tree-reduction block (G2: 36 KiB of shared memory)
+constexpr int kThreads = 256;
+
+size_t blocks_for(size_t items, int threads) { return (items + threads - 1) / threads; }
+
+// Regions of one workspace allocation, 256-byte aligned. With a null base it only measures.
+class Carver {
+ public:
+  explicit Carver(uint8_t* base) : base_(base) {}
+  template <class T>
+  T* take(size_t count) {
+    offset_ = (offset_ + 255) & ~size_t{255};
+    T* p = base_ ? reinterpret_cast<T*>(base_ + offset_) : nullptr;
+    offset_ += count * sizeof(T);
+    return p;
+  }
+  size_t bytes() const { return offset_; }
+
+ private:
+  uint8_t* base_;
+  size_t offset_ = 0;
+};
+
+// The MSM's sizes and device regions for n scalars and c-bit windows.
+template <class Point>
+struct MsmLayout {
+  size_t n;
+  int c, windows;
+  uint32_t buckets_per_window, ranges_per_window;
+  size_t buckets, max_segments;
+  uint32_t *keys, *points, *sorted_keys, *sorted_points;
+  uint32_t *bucket_sizes, *bucket_starts, *segment_counts, *segment_starts, *folded_starts;
+  Point *segment_sums, *folded_sums, *range_sums, *window_sums;
+  int fold_levels;  // fold passes until no bucket has more than one segment
+  void* sort_temp;
+  size_t sort_temp_bytes, scan_temp_bytes;
+  void* scan_temp;
+  size_t bytes;
+
+  MsmLayout(size_t n_, int c_, uint8_t* base) : n(n_), c(c_) {
+    windows = GpuMsmPolicy::windows(c);
+    buckets_per_window = 1u << (c - 1);
+    buckets = size_t(windows) * buckets_per_window;
+    ranges_per_window = std::max<uint32_t>(
+        1, std::min<uint32_t>(buckets_per_window, GpuMsmPolicy::reduction_threads / windows));
+    max_segments = (size_t(windows) * n + GpuMsmPolicy::segment_points - 1) / GpuMsmPolicy::segment_points + buckets;
+    fold_levels = 0;
+    for (size_t most = (n + GpuMsmPolicy::segment_points - 1) / GpuMsmPolicy::segment_points; most > 1;
+         most = (most + GpuMsmPolicy::fold_factor - 1) / GpuMsmPolicy::fold_factor)
+      ++fold_levels;
+    sort_temp_bytes = 0;
+    CUDA_OK(cub::DeviceRadixSort::SortPairs(nullptr, sort_temp_bytes, (uint32_t*)nullptr, (uint32_t*)nullptr,
+                                            (uint32_t*)nullptr, (uint32_t*)nullptr, n, 0, c));
+    scan_temp_bytes = 0;
+    CUDA_OK(cub::DeviceScan::ExclusiveSum(nullptr, scan_temp_bytes, (uint32_t*)nullptr, (uint32_t*)nullptr,
+                                          buckets + 1));
+    Carver carve(base);
+    keys = carve.take<uint32_t>(windows * n);
+    points = carve.take<uint32_t>(windows * n);
+    sorted_points = carve.take<uint32_t>(windows * n);
+    sorted_keys = carve.take<uint32_t>(n);
+    bucket_sizes = carve.take<uint32_t>(buckets + 1);
+    bucket_starts = carve.take<uint32_t>(buckets + 1);
+    segment_counts = carve.take<uint32_t>(buckets + 1);
+    segment_starts = carve.take<uint32_t>(buckets + 1);
+    folded_starts = carve.take<uint32_t>(buckets + 1);
+    segment_sums = carve.take<Point>(max_segments);
+    folded_sums = carve.take<Point>(fold_levels ? max_segments : 0);
+    range_sums = carve.take<Point>(size_t(windows) * ranges_per_window);
+    window_sums = carve.take<Point>(windows);
+    sort_temp = carve.take<uint8_t>(sort_temp_bytes);
+    scan_temp = carve.take<uint8_t>(scan_temp_bytes);
+    bytes = carve.bytes();
+  }
+};
+
+// 1. One thread per scalar: canonical form, then a (bucket key, point|sign) pair per window.
+// Key buckets_per_window marks a zero digit (sorted last, counted nowhere).
+__global__ void digits_kernel(const Fr* scalars, size_t n, int c, int windows, uint32_t* keys,
+                              uint32_t* points, uint32_t* bucket_sizes) {
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  uint64_t limbs[4];
+  scalars[i].to_canonical(limbs);
+  const uint32_t buckets_per_window = 1u << (c - 1);
+  for (int w = 0; w < windows; ++w) {
+    int32_t d = booth_digit(limbs, w, c);
+    uint32_t key = buckets_per_window;
+    if (d != 0) {
+      key = static_cast<uint32_t>(d > 0 ? d : -d) - 1;
+      atomicAdd(&bucket_sizes[size_t(w) * buckets_per_window + key], 1u);
+    }
+    keys[w * n + i] = key;
+    points[w * n + i] = static_cast<uint32_t>(i) | (d < 0 ? kSignBit : 0u);
+  }
+}
+
+__global__ void segment_counts_kernel(const uint32_t* bucket_sizes, size_t buckets, uint32_t* segment_counts) {
+  size_t b = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (b < buckets)
+    segment_counts[b] = (bucket_sizes[b] + GpuMsmPolicy::segment_points - 1) / GpuMsmPolicy::segment_points;
+}
+
+// The bucket that segment s belongs to: the largest b with starts[b] <= s.
+__device__ __forceinline__ size_t bucket_of_segment(const uint32_t* starts, size_t buckets, size_t s) {
+  size_t lo = 0, hi = buckets;
+  while (hi - lo > 1) {
+    size_t mid = (lo + hi) / 2;
+    if (starts[mid] <= s) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// 3. One thread per segment: its bucket by binary search over the segment starts.
+template <class Curve>
+__global__ void accumulate_kernel(const ec::affine_t<Curve>* bases, const uint32_t* base_index,
+                                  const uint32_t* sorted_points, size_t n, uint32_t buckets_per_window,
+                                  size_t buckets, const uint32_t* bucket_sizes,
+                                  const uint32_t* bucket_starts, const uint32_t* segment_starts,
+                                  ec::jacobian_t<Curve>* segment_sums) {
+  using Point = ec::jacobian_t<Curve>;
+  const size_t segment = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (segment >= segment_starts[buckets]) return;
+  const size_t bucket = bucket_of_segment(segment_starts, buckets, segment);
+  const size_t window = bucket / buckets_per_window;
+  const size_t bucket_begin = window * n + bucket_starts[bucket] - bucket_starts[window * buckets_per_window];
+  const size_t begin = bucket_begin + (segment - segment_starts[bucket]) * GpuMsmPolicy::segment_points;
+  const size_t end = min(begin + GpuMsmPolicy::segment_points, bucket_begin + bucket_sizes[bucket]);
+  Point acc = Point::infinity();
+  for (size_t p = begin; p < end; ++p) {
+    const uint32_t entry = sorted_points[p], i = entry & ~kSignBit;
+    const ec::affine_t<Curve> base = bases[base_index ? base_index[i] : i];
+    acc = acc + ((entry & kSignBit) ? -base : base);
+  }
+  segment_sums[segment] = acc;
+}
+
+// 3b. Folding: a bucket's segment sums, in groups of fold_factor, become one sum each; repeated
+// until every bucket has at most one, so a bucket holding most points (skewed scalars, or the top
+// window's few buckets) is summed by a tree rather than by one thread.
+__global__ void fold_counts_kernel(const uint32_t* starts, size_t buckets, uint32_t* folded_counts) {
+  size_t b = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (b < buckets)
+    folded_counts[b] = (starts[b + 1] - starts[b] + GpuMsmPolicy::fold_factor - 1) / GpuMsmPolicy::fold_factor;
+}
+
+template <class Curve>
+__global__ void fold_sums_kernel(const ec::jacobian_t<Curve>* sums, const uint32_t* starts, size_t buckets,
+                                 const uint32_t* folded_starts, ec::jacobian_t<Curve>* folded_sums) {
+  using Point = ec::jacobian_t<Curve>;
+  const size_t segment = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (segment >= folded_starts[buckets]) return;
+  const size_t bucket = bucket_of_segment(folded_starts, buckets, segment);
+  const size_t begin = starts[bucket] + (segment - folded_starts[bucket]) * GpuMsmPolicy::fold_factor;
+  const size_t end = min(begin + GpuMsmPolicy::fold_factor, size_t(starts[bucket + 1]));
+  Point acc = Point::infinity();
+  for (size_t i = begin; i < end; ++i) acc = acc + sums[i];
+  folded_sums[segment] = acc;
+}
+
+// 4a. One thread per range of buckets [lo, hi) of a window: bucket b (0-based) weighs b + 1.
+template <class Curve>
+__global__ void reduce_ranges_kernel(const ec::jacobian_t<Curve>* segment_sums,
+                                     const uint32_t* segment_starts, int windows,
+                                     uint32_t buckets_per_window, uint32_t ranges_per_window,
+                                     ec::jacobian_t<Curve>* range_sums) {
+  using Point = ec::jacobian_t<Curve>;
+  const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (t >= size_t(windows) * ranges_per_window) return;
+  const size_t w = t / ranges_per_window, r = t % ranges_per_window;
+  const uint64_t lo = r * buckets_per_window / ranges_per_window;
+  const uint64_t hi = (r + 1) * buckets_per_window / ranges_per_window;
+  Point running = Point::infinity(), weighted = Point::infinity();
+  for (uint64_t b = hi; b-- > lo;) {
+    const size_t bucket = w * buckets_per_window + b;
+    for (uint32_t s = segment_starts[bucket]; s < segment_starts[bucket + 1]; ++s)
+      running = running + segment_sums[s];
+    weighted = weighted + running;
+  }
+  // weighted = sum (b - lo + 1) bucket_b; the range's buckets each weigh lo more.
+  range_sums[t] = weighted + running.mul(&lo, 1);
+}
+
+// A block per segment [s*length, min((s+1)*length, count)): out[s] = the segment's sum.
+template <class Curve, class Source>
+__global__ void sum_segments_kernel(Source source, size_t count, size_t length, ec::jacobian_t<Curve>* out) {
+  using Point = ec::jacobian_t<Curve>;
+  __shared__ Point partial[kSumThreads];
+  const size_t begin = blockIdx.x * length, end = min(begin + length, count);
+  Point acc = Point::infinity();
+  for (size_t i = begin + threadIdx.x; i < end; i += blockDim.x) acc = acc + source(i);
+  partial[threadIdx.x] = acc;
+  __syncthreads();
+  for (int stride = kSumThreads / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) partial[threadIdx.x] = partial[threadIdx.x] + partial[threadIdx.x + stride];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = partial[0];
+}
+
+template <class Curve>
+struct SelectedBases {
+  const ec::affine_t<Curve>* bases;
+  const uint32_t* index;
+  __device__ ec::affine_t<Curve> operator()(size_t i) const { return bases[index ? index[i] : i]; }
+};
+template <class Curve>
+struct PointArray {
+  const ec::jacobian_t<Curve>* points;
+  __device__ ec::jacobian_t<Curve> operator()(size_t i) const { return points[i]; }
+};
+
+int device_multiprocessors() {
+  int device = 0, sms = 0;
+  CUDA_OK(cudaGetDevice(&device));
+  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
+// Blocks of the batch addition's first level: enough to fill the GPU, each with >= 8 points a thread.
+size_t sum_blocks(size_t n) {
+  static const size_t target = 4 * size_t(device_multiprocessors());
+  return std::max<size_t>(1, std::min(target, blocks_for(n, 8 * kSumThreads)));
+}
+
+int resolve_window_bits(size_t n, int window_bits) {
+  int c = window_bits ? window_bits : GpuMsmPolicy::window_bits(n);
+  if (c < 2 || c > 24) throw cuda::CudaError("GPU MSM: window bits must be in [2, 24]");
+  return c;
+}
+
+}  // namespace
+
+template <class Curve>
+size_t CudaMsm<Curve>::workspace_bytes(size_t n, int window_bits) {
+  return MsmLayout<Point>(n, resolve_window_bits(n, window_bits), nullptr).bytes;
+}
+
+template <class Curve>
+size_t CudaMsm<Curve>::sum_workspace_bytes(size_t n) {
+  return (sum_blocks(n) + 1) * sizeof(Point);
+}
+
+template <class Curve>
+typename CudaMsm<Curve>::Point CudaMsm<Curve>::msm(const Affine* d_bases, const uint32_t* d_base_index,
+                                                   const Fr* d_scalars, size_t n, cudaStream_t stream,
+                                                   int window_bits) {
+  if (n == 0) return Point::infinity();
+  if (n >= kSignBit) throw cuda::CudaError("GPU MSM: at most 2^31 - 1 points");
+  const int c = resolve_window_bits(n, window_bits);
+  const size_t bytes = MsmLayout<Point>(n, c, nullptr).bytes;
+  workspace_.reserve(bytes);
+  MsmLayout<Point> L(n, c, workspace_.get());
+
+  CUDA_OK(cudaMemsetAsync(L.bucket_sizes, 0, (L.buckets + 1) * sizeof(uint32_t), stream));
+  digits_kernel<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(d_scalars, n, c, L.windows, L.keys, L.points,
+                                                                    L.bucket_sizes);
+  CUDA_LAUNCH_OK();
+  for (int w = 0; w < L.windows; ++w) {
+    size_t temp_bytes = L.sort_temp_bytes;
+    CUDA_OK(cub::DeviceRadixSort::SortPairs(L.sort_temp, temp_bytes, L.keys + w * n, L.sorted_keys,
+                                            L.points + w * n, L.sorted_points + w * n, n, 0, c, stream));
+  }
+  size_t scan_bytes = L.scan_temp_bytes;
+  CUDA_OK(cub::DeviceScan::ExclusiveSum(L.scan_temp, scan_bytes, L.bucket_sizes, L.bucket_starts, L.buckets + 1, stream));
+  CUDA_OK(cudaMemsetAsync(L.segment_counts + L.buckets, 0, sizeof(uint32_t), stream));
+  segment_counts_kernel<<<blocks_for(L.buckets, kThreads), kThreads, 0, stream>>>(L.bucket_sizes, L.buckets,
+                                                                                   L.segment_counts);
+  CUDA_LAUNCH_OK();
+  scan_bytes = L.scan_temp_bytes;
+  CUDA_OK(cub::DeviceScan::ExclusiveSum(L.scan_temp, scan_bytes, L.segment_counts, L.segment_starts, L.buckets + 1, stream));
+  accumulate_kernel<Curve><<<blocks_for(L.max_segments, kThreads), kThreads, 0, stream>>>(
+      d_bases, d_base_index, L.sorted_points, n, L.buckets_per_window, L.buckets, L.bucket_sizes,
+      L.bucket_starts, L.segment_starts, L.segment_sums);
+  CUDA_LAUNCH_OK();
+  Point *sums = L.segment_sums, *folded_sums = L.folded_sums;
+  uint32_t *starts = L.segment_starts, *folded_starts = L.folded_starts;
+  size_t max_sums = L.max_segments;
+  for (int level = 0; level < L.fold_levels; ++level) {
+    fold_counts_kernel<<<blocks_for(L.buckets, kThreads), kThreads, 0, stream>>>(starts, L.buckets, L.segment_counts);
+    CUDA_LAUNCH_OK();
+    scan_bytes = L.scan_temp_bytes;
+    CUDA_OK(cub::DeviceScan::ExclusiveSum(L.scan_temp, scan_bytes, L.segment_counts, folded_starts, L.buckets + 1, stream));
+    max_sums = std::min(L.max_segments, (max_sums + GpuMsmPolicy::fold_factor - 1) / GpuMsmPolicy::fold_factor + L.buckets);
+    fold_sums_kernel<Curve><<<blocks_for(max_sums, kThreads), kThreads, 0, stream>>>(sums, starts, L.buckets,
+                                                                                   folded_starts, folded_sums);
+    CUDA_LAUNCH_OK();
+    std::swap(sums, folded_sums);
+    std::swap(starts, folded_starts);
+  }
+  const size_t range_threads = size_t(L.windows) * L.ranges_per_window;
+  reduce_ranges_kernel<Curve><<<blocks_for(range_threads, 128), 128, 0, stream>>>(
+      sums, starts, L.windows, L.buckets_per_window, L.ranges_per_window, L.range_sums);
+  CUDA_LAUNCH_OK();
+  sum_segments_kernel<Curve><<<L.windows, kSumThreads, 0, stream>>>(PointArray<Curve>{L.range_sums}, range_threads,
+                                                                    L.ranges_per_window, L.window_sums);
+  CUDA_LAUNCH_OK();
+
+  std::vector<Point> window_sums(L.windows);
+  CUDA_OK(cudaMemcpyAsync(window_sums.data(), L.window_sums, L.windows * sizeof(Point), cudaMemcpyDeviceToHost, stream));
+  CUDA_OK(cudaStreamSynchronize(stream));
+  Point result = Point::infinity();
+  for (int w = L.windows; w-- > 0;) {
+    for (int b = 0; b < c; ++b) result = result.dbl();
+    result += window_sums[w];
+  }
+  return result;
+}
+
+template <class Curve>
+typename CudaMsm<Curve>::Point CudaMsm<Curve>::sum(const Affine* d_bases, const uint32_t* d_base_index, size_t n,
+                                                   cudaStream_t stream) {
+  if (n == 0) return Point::infinity();
+  const size_t blocks = sum_blocks(n);
+  workspace_.reserve(sum_workspace_bytes(n));
+  Point* partial = reinterpret_cast<Point*>(workspace_.get());
+  Point* total = partial + blocks;
+  sum_segments_kernel<Curve><<<blocks, kSumThreads, 0, stream>>>(SelectedBases<Curve>{d_bases, d_base_index}, n,
+                                                                 (n + blocks - 1) / blocks, partial);
+  CUDA_LAUNCH_OK();
+  sum_segments_kernel<Curve><<<1, kSumThreads, 0, stream>>>(PointArray<Curve>{partial}, blocks, blocks, total);
+  CUDA_LAUNCH_OK();
+  Point result;
+  CUDA_OK(cudaMemcpyAsync(&result, total, sizeof(Point), cudaMemcpyDeviceToHost, stream));
+  CUDA_OK(cudaStreamSynchronize(stream));
+  return result;
+}
+
+}  // namespace zk::msm

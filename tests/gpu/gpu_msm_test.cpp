@@ -1,0 +1,180 @@
+// gpu_msm_test.cu — the CUDA MSM and batch addition equal the CPU's (pippenger_cpu.hpp) in G1 and
+// G2 on fresh random inputs: sizes that are not powers of two, every window width, index lists,
+// all-zero and all-one scalars, scalars near the group order, repeated bases and their negations,
+// points at infinity. Booth digits are checked on the host too (that test runs without a GPU).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/util/rng.hpp"
+#include "kernels/msm/pippenger_cpu.hpp"
+#include "kernels/msm/pippenger_cuda.cuh"
+#include "kernels/msm/sample_points.hpp"
+#include "tests/gpu/gpu_test_support.hpp"
+
+namespace zk::msm {
+namespace {
+
+using bls12_381::G1Curve;
+using bls12_381::G2Curve;
+
+// r - k for small k, as a Montgomery-form Fr.
+Fr order_minus(uint64_t k) { return -Fr::from_u64(k); }
+
+TEST(BoothDigit, EqualsCpuSignedDigitForEveryWindowWidth) {
+  const uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  Rng rng(seed);
+  for (int trial = 0; trial < 200; ++trial) {
+    Scalar256 s;
+    Fr x = trial == 0 ? order_minus(1) : rng.field<Fr>();
+    x.to_canonical(s.limbs);
+    for (int c = 2; c <= 24; ++c)
+      for (int w = 0; w < GpuMsmPolicy::windows(c); ++w)
+        ASSERT_EQ(booth_digit(s.limbs, w, c), signed_digit(s, w, c)) << "c " << c << " w " << w;
+  }
+}
+
+template <class Curve>
+class GpuMsm : public ::testing::Test {
+ protected:
+  using Affine = ec::affine_t<Curve>;
+  using Point = ec::jacobian_t<Curve>;
+
+  void SetUp() override {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    stream_ = std::make_unique<cuda::CudaStream>();
+    seed_ = test::fresh_seed();
+    bases_ = sample_points<Curve>(kBases, generator(), seed_);
+  }
+  static Affine generator() {
+    if constexpr (std::is_same_v<Curve, G1Curve>) return bls12_381::g1_generator();
+    else return bls12_381::g2_generator();
+  }
+
+  // GPU msm of (bases[index[i]] or bases[i], scalars) against the CPU's.
+  void check_msm(std::span<const Affine> bases, std::span<const uint32_t> index, std::span<const Fr> scalars,
+                 const std::string& what, int window_bits = 0) {
+    SCOPED_TRACE(what + " n " + std::to_string(scalars.size()) + " c " + std::to_string(window_bits) + " seed " +
+                 std::to_string(seed_));
+    std::vector<Affine> selected;
+    for (size_t i = 0; i < scalars.size(); ++i) selected.push_back(bases[index.empty() ? i : index[i]]);
+    const Point expected = msm::msm<Curve>(selected, scalars);
+    cuda::DeviceBuffer<Affine> d_bases(bases.size());
+    cuda::DeviceBuffer<Fr> d_scalars(scalars.size());
+    cuda::DeviceBuffer<uint32_t> d_index(index.size());
+    d_bases.upload(bases, stream_->get());
+    d_scalars.upload(scalars, stream_->get());
+    d_index.upload(index, stream_->get());
+    const Point actual = gpu_.msm(d_bases.get(), index.empty() ? nullptr : d_index.get(), d_scalars.get(),
+                                  scalars.size(), stream_->get(), window_bits);
+    EXPECT_TRUE(actual == expected);
+    EXPECT_TRUE(actual.is_on_curve());
+  }
+  void check_sum(std::span<const Affine> bases, std::span<const uint32_t> index, const std::string& what) {
+    SCOPED_TRACE(what + " n " + std::to_string(index.size()) + " seed " + std::to_string(seed_));
+    std::vector<Affine> selected;
+    for (uint32_t i : index) selected.push_back(bases[i]);
+    const Point expected = sum_points<Curve>(selected);
+    cuda::DeviceBuffer<Affine> d_bases(bases.size());
+    cuda::DeviceBuffer<uint32_t> d_index(index.size());
+    d_bases.upload(bases, stream_->get());
+    d_index.upload(index, stream_->get());
+    EXPECT_TRUE(gpu_.sum(d_bases.get(), d_index.get(), index.size(), stream_->get()) == expected);
+  }
+  std::vector<Fr> random_scalars(size_t n, Rng& rng) {
+    std::vector<Fr> v(n);
+    for (auto& x : v) x = rng.field<Fr>();
+    return v;
+  }
+
+  static constexpr size_t kBases = 5000;
+  uint64_t seed_ = 0;
+  std::vector<Affine> bases_;
+  std::unique_ptr<cuda::CudaStream> stream_;  // made after the device check
+  CudaMsm<Curve> gpu_;
+};
+
+using Curves = ::testing::Types<G1Curve, G2Curve>;
+TYPED_TEST_SUITE(GpuMsm, Curves);
+
+TYPED_TEST(GpuMsm, RandomScalarsAtSizesThatAreNotPowersOfTwo) {
+  Rng rng(this->seed_);
+  for (size_t n : {1, 2, 3, 31, 100, 1000, 1023, 1025, 4999}) {
+    auto scalars = this->random_scalars(n, rng);
+    this->check_msm(this->bases_, {}, scalars, "random");
+  }
+}
+
+TYPED_TEST(GpuMsm, EveryWindowWidth) {
+  Rng rng(this->seed_ + 1);
+  auto scalars = this->random_scalars(777, rng);
+  for (int c = 2; c <= 20; c += (c < 12 ? 1 : 4)) this->check_msm(this->bases_, {}, scalars, "window", c);
+}
+
+TYPED_TEST(GpuMsm, AllZeroAllOneAndNearOrderScalars) {
+  const size_t n = 3000;
+  std::vector<Fr> zeros(n, Fr::zero()), ones(n, Fr::one()), near(n);
+  for (size_t i = 0; i < n; ++i) near[i] = order_minus(1 + i % 7);
+  this->check_msm(this->bases_, {}, zeros, "all zero");
+  this->check_msm(this->bases_, {}, ones, "all one");
+  this->check_msm(this->bases_, {}, near, "near r");
+  std::vector<Fr> small(n);
+  for (size_t i = 0; i < n; ++i) small[i] = Fr::from_u64(i % 5);
+  this->check_msm(this->bases_, {}, small, "small values");
+}
+
+TYPED_TEST(GpuMsm, RepeatedBasesNegationsAndInfinity) {
+  using Affine = typename TestFixture::Affine;
+  Rng rng(this->seed_ + 2);
+  std::vector<Affine> bases(this->bases_.begin(), this->bases_.begin() + 2000);
+  for (size_t i = 0; i < bases.size(); i += 3) bases[i] = this->bases_[0];        // repeated
+  for (size_t i = 1; i < bases.size(); i += 7) bases[i] = -this->bases_[0];       // its negation
+  for (size_t i = 2; i < bases.size(); i += 11) bases[i] = Affine::infinity();     // infinity
+  auto scalars = this->random_scalars(bases.size(), rng);
+  this->check_msm(bases, {}, scalars, "repeated bases, random scalars");
+  std::vector<Fr> same(bases.size(), scalars[0]);
+  this->check_msm(bases, {}, same, "repeated bases, one scalar");
+  std::vector<Fr> ones(bases.size(), Fr::one());
+  this->check_msm(bases, {}, ones, "repeated bases, all one");
+}
+
+TYPED_TEST(GpuMsm, IndexListsSelectBases) {
+  Rng rng(this->seed_ + 3);
+  std::vector<uint32_t> index(3333);
+  for (auto& i : index) i = static_cast<uint32_t>(rng.below(TestFixture::kBases));
+  auto scalars = this->random_scalars(index.size(), rng);
+  this->check_msm(this->bases_, index, scalars, "index list");
+}
+
+TYPED_TEST(GpuMsm, BatchAdditionEqualsCpuSum) {
+  Rng rng(this->seed_ + 4);
+  for (size_t n : {0, 1, 2, 129, 1000, 4999, 20000}) {
+    std::vector<uint32_t> index(n);
+    for (auto& i : index) i = static_cast<uint32_t>(rng.below(TestFixture::kBases));
+    this->check_sum(this->bases_, index, "random index");
+  }
+  std::vector<uint32_t> repeated(3000, 17);
+  this->check_sum(this->bases_, repeated, "one base repeated");
+}
+
+TEST(GpuMsmLarge, G1AtTwoToTheSeventeenPlusOne) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  Rng rng(seed);
+  const size_t n = (size_t{1} << 17) + 1;
+  auto bases = sample_points<G1Curve>(n, bls12_381::g1_generator(), seed);
+  std::vector<Fr> scalars(n);
+  for (auto& x : scalars) x = rng.field<Fr>();
+  cuda::CudaStream stream;
+  cuda::DeviceBuffer<bls12_381::G1Affine> d_bases(n);
+  cuda::DeviceBuffer<Fr> d_scalars(n);
+  d_bases.upload(bases, stream.get());
+  d_scalars.upload(scalars, stream.get());
+  CudaMsm<G1Curve> gpu;
+  EXPECT_TRUE(gpu.msm(d_bases.get(), nullptr, d_scalars.get(), n, stream.get()) == msm::msm<G1Curve>(bases, scalars));
+}
+
+}  // namespace
+}  // namespace zk::msm
