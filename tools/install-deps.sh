@@ -21,8 +21,9 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nodejs npm
 fi
-if [ ! -x "$here/tests/interop/node_modules/.bin/snarkjs" ]; then
-  echo "install-deps: npm install (snarkjs, @noble/curves) in tests/interop"
+if [ ! -x "$here/tests/interop/node_modules/.bin/snarkjs" ] || [ ! -x "$here/tests/interop/node_modules/.bin/circom2" ] ||
+   [ ! -d "$here/tests/interop/node_modules/@noble/curves" ]; then
+  echo "install-deps: npm install (snarkjs, @noble/curves, circom2, circomlib) in tests/interop"
   (cd "$here/tests/interop" && npm install --no-audit --no-fund --loglevel=error)
 fi
 echo "install-deps: done"
