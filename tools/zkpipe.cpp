@@ -130,6 +130,7 @@ void run_prove(const ProveOptions& o) {
                pk.lg_domain, seconds_since(t0), worker_threads());
   }
   auto write = [&](const pipeline::ProvedPartition& proved) {
+    if (o.engine.stage_alone != pipeline::StageAlone::none) return;  // a capacity measurement, not a job
     const fs::path proof = partition_path(o.proof, proved.partition, o.partitions);
     const fs::path publics = partition_path(o.public_inputs, proved.partition, o.partitions);
     groth16::write_proof_json(proved.proof, proof);
@@ -144,7 +145,7 @@ void run_prove(const ProveOptions& o) {
     fmt::print("prove: trace {} (sidecar trace.json; trace.perfetto.json opens in ui.perfetto.dev)\n",
                (*o.trace_dir / "trace.csv").string());
   }
-  if (o.partitions > 1 && report.proved)
+  if (o.partitions > 1 && report.proved && o.engine.stage_alone == pipeline::StageAlone::none)
     fmt::print("prove: {} verified proofs written as {} and {}\n", report.proved,
                partition_path(o.proof, 0, o.partitions).string(), partition_path(o.public_inputs, 0, o.partitions).string());
   if (!report.failed.empty()) {
@@ -222,6 +223,10 @@ int main(int argc, char** argv) {
           {"device", pipeline::SrsResidency::device}, {"pinned-host", pipeline::SrsResidency::pinned_host}}))
       ->capture_default_str();
   prove->add_option("--retries", engine.retry_limit, "failed attempts of a partition before it is reported failed")->capture_default_str();
+  prove->add_option("--stage-alone", engine.stage_alone, "measure one stage's capacity alone, writing no proofs: synthesis "
+                                                         "(partitions synthesized and dropped) or gpu (partition 0's rows copied and proved N times)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, pipeline::StageAlone>{
+          {"synthesis", pipeline::StageAlone::synthesis}, {"gpu", pipeline::StageAlone::gpu}}));
   prove->add_option("--trace-dir", prove_options.trace_dir, "write the job's trace here: trace.csv, trace.json (sidecar), trace.perfetto.json");
   prove->add_option("--fault-seed", engine.fake.seed, "--backend fake: seed of the injected faults")->capture_default_str();
   prove->add_option("--fault-rate", engine.fake.kernel_error_probability, "--backend fake: probability that a kernel call fails")->capture_default_str();

@@ -201,7 +201,10 @@ class Pipeline {
         memory.reset();  // returned before the policy hears of it, so the budget never lags the policy
       }
       std::lock_guard lock(mutex_);
-      record(grant.partition, Phase::synth, resource, start_s, now_s(), job_.abc_bytes(), job_.pk->num_constraints);
+      // A replayed partition (the GPU stage alone) is a copy, not a synthesis: no items, so
+      // calibration does not fit synthesis cost to it.
+      const uint64_t items = settings_.stage_alone == StageAlone::gpu ? 0 : job_.pk->num_constraints;
+      record(grant.partition, Phase::synth, resource, start_s, now_s(), job_.abc_bytes(), items);
       if (!error.empty()) {
         attempt_failed(grant.partition, "synthesis: " + error);
       } else {
@@ -244,6 +247,10 @@ class Pipeline {
         memory = std::move(node.mapped());
       }
       const uint32_t partition = assignment.partition;
+      if (settings_.stage_alone == StageAlone::synthesis) {
+        discard(partition, std::move(memory));
+        continue;
+      }
       try {
         const double copy_start_s = now_s();
         worker.backend->stage_quotient_inputs(memory.a, memory.b, memory.c);
@@ -273,6 +280,16 @@ class Pipeline {
         changed_.notify_all();
       }
     }
+  }
+
+  // The synthesis stage alone: a synthesized partition is dropped where a worker would copy it.
+  void discard(uint32_t partition, PartitionMemory memory) {
+    memory = {};
+    std::lock_guard lock(mutex_);
+    policy_.copy_finished(partition);
+    policy_.attempt_succeeded(partition);
+    note_progress();
+    changed_.notify_all();
   }
 
   void prove_verify_deliver(Worker& worker, uint32_t partition, std::span<const Fr> z, Rng& blinding,
@@ -464,7 +481,8 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
   report.idle_h2d_from = idle_from;
   say(options.log, "engine: idle staging copy {:.2f} GB/s from {} memory (backend {})\n", idle_gbps, idle_from, settings.backend);
 
-  Pipeline pipeline(job, settings, sink, options, budget, pool ? &*pool : nullptr, workers,
+  const Job replayed = settings.stage_alone == StageAlone::gpu ? replay_first_partition(job) : Job{};
+  Pipeline pipeline(settings.stage_alone == StageAlone::gpu ? replayed : job, settings, sink, options, budget, pool ? &*pool : nullptr, workers,
                     report.partition_budget_bytes, origin);
   const auto start = Clock::now();
   pipeline.run();
@@ -513,9 +531,12 @@ void write_trace_files(const std::filesystem::path& dir, const Job& job, const J
 }
 
 std::string format_report(const JobReport& report) {
+  const std::string done = report.settings.stage_alone == StageAlone::synthesis ? "synthesized (synthesis stage alone)"
+                           : report.settings.stage_alone == StageAlone::gpu      ? "proved (GPU stage alone)"
+                                                                                 : "proved";
   std::string text = fmt::format(
-      "engine: {} of {} partitions proved in {:.2f} s ({:.3g} partitions/s wall); {} attempts retried\n",
-      report.proved, report.partitions, report.wall_s, report.proved / std::max(report.wall_s, 1e-9),
+      "engine: {} of {} partitions {} in {:.2f} s ({:.3g} partitions/s wall); {} attempts retried\n",
+      report.proved, report.partitions, done, report.wall_s, report.proved / std::max(report.wall_s, 1e-9),
       report.failed_attempts);
   text += fmt::format("engine: staging from {} memory; idle staging copy {:.2f} GB/s ({}); budget high-water {} of {}; slabs leased at most {}\n",
                       report.staging_memory, report.idle_h2d_gbps, report.idle_h2d_from,

@@ -36,6 +36,10 @@ struct Job {
 Job builtin_job(const circuits::Circuit& circuit, const groth16::ProvingKey& pk, uint32_t partitions,
                 uint64_t first_witness_seed);
 
+// `job` with every partition given partition 0's rows and witness, synthesized once on first use
+// and copied after that (StageAlone::gpu). `job` must outlive the result.
+Job replay_first_partition(const Job& job);
+
 // A circom circuit: every partition proves the witness in `wtns` (read per partition), rows
 // evaluated from the .zkey; with `r1cs`, every constraint is checked first. `pk` is the .zkey's
 // key and must outlive the job.

@@ -21,6 +21,15 @@ std::optional<SrsResidency> parse_srs_residency(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view stage_alone_name(StageAlone stage) {
+  switch (stage) {
+    case StageAlone::none: return "none";
+    case StageAlone::synthesis: return "synthesis";
+    case StageAlone::gpu: return "gpu";
+  }
+  return "unknown";
+}
+
 MachineFacts machine_facts() {
   return {std::max(1u, std::thread::hardware_concurrency()), available_memory_bytes(), cuda_devices()};
 }
@@ -76,6 +85,8 @@ std::string describe(const Settings& s) {
       zkpipe::policy::staging_name(s.staging.value_or(Staging::pageable)),
       s.pool_slabs ? fmt::format(" ({} pinned slabs)", s.pool_slabs) : std::string(),
       format_bytes(double(s.budget_bytes)), srs_residency_name(s.srs_residency), s.retry_limit);
+  if (s.stage_alone != StageAlone::none)
+    text += fmt::format("\nmeasuring the {} stage alone", stage_alone_name(s.stage_alone));
   if (s.backend == "fake")
     text += fmt::format(
         "\nfake device: fault seed {}, P(copy error) {}, P(kernel error) {}, P(wrong result) {}, "
@@ -98,6 +109,7 @@ nlohmann::json to_json(const Settings& s) {
       {"workers_per_gpu", s.workers_per_gpu},
       {"srs_residency", std::string(srs_residency_name(s.srs_residency))},
       {"retry_limit", s.retry_limit},
+      {"stage_alone", std::string(stage_alone_name(s.stage_alone))},
   };
   if (s.backend == "fake")
     json["fake_device"] = {{"seed", s.fake.seed},

@@ -24,6 +24,13 @@ enum class SrsResidency { device, pinned_host };
 std::string_view srs_residency_name(SrsResidency residency);
 std::optional<SrsResidency> parse_srs_residency(std::string_view name);
 
+// Measuring one stage's capacity alone: `synthesis` synthesizes every partition and discards it
+// (no copy, no proof); `gpu` synthesizes partition 0 once and then hands its rows to every
+// partition (a copy, not a synthesis), so copies and GPU work run without synthesis load. Proofs
+// are still verified; the CLI writes none for these runs.
+enum class StageAlone { none, synthesis, gpu };
+std::string_view stage_alone_name(StageAlone stage);
+
 struct Settings {
   std::string backend;                  // cpu | cuda | fake; "": cuda where a device is present, else cpu
   uint32_t synthesis_threads = 0;       // 0: half the cores (the rest serve the workers' host work)
@@ -35,6 +42,7 @@ struct Settings {
   uint32_t workers_per_gpu = 2;         // each with its own streams and buffers
   SrsResidency srs_residency = SrsResidency::device;
   uint32_t retry_limit = 2;             // failed attempts of a partition before it is reported
+  StageAlone stage_alone = StageAlone::none;
   FakeDeviceOptions fake;               // faults and delays of --backend fake
 };
 

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# h200-staging-experiment.sh — the pageable-vs-pinned staging experiment (issue 4), rerunnable on
+# any machine with a CUDA GPU, and end to end on the CPU backend at a tiny size.
+#
+# For each circuit (Filecoin-like poseidon-merkle and dense; default 8 partitions of 2^24-domain
+# proofs, 16 synthesis threads loading host memory while the copies run):
+#   pageable   the job with a/b/c in pageable memory (the driver's bounce-buffer copy path)
+#   pinned     the same job with a/b/c written straight into slabs of a pinned pool
+#   synth      the synthesis stage's capacity alone (partitions synthesized into slabs and dropped)
+#   gpu        the GPU stage's capacity alone (copy + kernels, no synthesis load; pinned slabs)
+# then, for the sweep circuit, synthesis threads {4,8,12,16} x pool slabs {1,2,4,8} (pinned).
+#
+# Every run keeps its trace in OUT/<circuit>/<run>/ (trace.csv, the trace.json sidecar with
+# settings and machine facts, trace.perfetto.json for ui.perfetto.dev, stdout.log). The default
+# OUT is scenarios/calibration/traces/staging-<host>-<UTC time>/: the folder `zkpipe calibrate`
+# reads measured traces from (e.g. `zkpipe calibrate --trace OUT/*/*/trace.csv`). OUT/summary.md
+# holds the table printed at the end, with the issue's expectations checked against it.
+#
+# Usage: tools/h200-staging-experiment.sh [options]
+#   --backend cuda|cpu|fake   prover backend (default cuda)
+#   --constraints N           target constraints per partition (default 16773120: domain 2^24)
+#   --partitions N            partitions per run (default 8)
+#   --threads N               synthesis threads of the pageable/pinned/synth runs (default 16)
+#   --workers N               GPU workers per GPU (default 2)
+#   --circuits "A B"          circuits of the comparison (default "poseidon-merkle dense")
+#   --sweep-circuit NAME      circuit of the sweep (default poseidon-merkle; "none" skips it)
+#   --sweep-threads "..."     (default "4 8 12 16")     --sweep-slabs "..."  (default "1 2 4 8")
+#   --budget SIZE             host memory budget passed to every run (default: zkpipe's, 80% of free)
+#   --out DIR                 where traces and the summary go
+#   --keys DIR                where proving keys are made once and reused (default out/keys)
+#   --zkpipe PATH             the binary (default build/tools/zkpipe)
+# Tiny end-to-end check on a CPU machine (only the size and backend change on the GPU machine):
+#   tools/h200-staging-experiment.sh --backend cpu --constraints 1024 --threads 2 --out /tmp/staging
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+zkpipe=$here/build/tools/zkpipe
+backend=cuda
+constraints=16773120
+partitions=8
+threads=16
+workers=2
+circuits="poseidon-merkle dense"
+sweep_circuit=poseidon-merkle
+sweep_threads="4 8 12 16"
+sweep_slabs="1 2 4 8"
+budget=()
+out=$here/scenarios/calibration/traces/staging-$(hostname)-$(date -u +%Y%m%dT%H%M%SZ)
+keys=$here/out/keys
+
+while [ $# -gt 0 ]; do
+  case $1 in
+    --backend) backend=$2 ;;
+    --constraints) constraints=$2 ;;
+    --partitions) partitions=$2 ;;
+    --threads) threads=$2 ;;
+    --workers) workers=$2 ;;
+    --circuits) circuits=$2 ;;
+    --sweep-circuit) sweep_circuit=$2 ;;
+    --sweep-threads) sweep_threads=$2 ;;
+    --sweep-slabs) sweep_slabs=$2 ;;
+    --budget) budget=(--budget "$2") ;;
+    --out) out=$2 ;;
+    --keys) keys=$2 ;;
+    --zkpipe) zkpipe=$2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "h200-staging-experiment: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+  shift 2
+done
+[ -x "$zkpipe" ] || { echo "h200-staging-experiment: no zkpipe binary at $zkpipe (build it, or give --zkpipe)" >&2; exit 1; }
+mkdir -p "$out" "$keys"
+rows=$out/runs.tsv
+printf 'circuit\trun\tstaging\tthreads\tslabs\tproved\tpartitions_per_s\th2d_gbps\tidle_h2d_gbps\tidle_from\tgpu_util_pct\twait_pool_s\tstaging_memory\n' >"$rows"
+
+echo "h200-staging-experiment: backend $backend, $partitions partitions of $constraints constraints, $(nproc) cores," \
+     "$(date -u +%FT%TZ), traces in $out"
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,pcie.link.gen.current,pcie.link.width.current,memory.total \
+  --format=csv,noheader >"$out/gpus.txt" 2>/dev/null || true
+
+key_for() {  # circuit -> proving key path, made once
+  local dir=$keys/$1-$constraints
+  if [ ! -f "$dir/proving.key" ]; then
+    echo "== setup $1 ($constraints constraints) into $dir" >&2
+    "$zkpipe" setup --circuit "$1" --constraints "$constraints" --out-dir "$dir" >"$dir.setup.log" 2>&1 ||
+      { mkdir -p "$dir"; cat "$dir.setup.log"; echo "h200-staging-experiment: setup of $1 failed" >&2; exit 1; }
+  fi
+  echo "$dir/proving.key"
+}
+
+# field LOG PATTERN AWK_FIELD: the field of the first line matching PATTERN ("" when absent)
+field() { awk -v f="$3" "/$2/ { print \$f; exit }" "$1"; }
+
+run() {  # circuit run-name staging threads slabs [extra zkpipe options...]
+  local circuit=$1 name=$2 staging=$3 run_threads=$4 slabs=$5; shift 5
+  local dir=$out/$circuit/$name key
+  key=$(key_for "$circuit")
+  mkdir -p "$dir"
+  local slab_option=()
+  [ "$staging" = pinned ] && slab_option=(--pool-slabs "$slabs")
+  echo "== $circuit $name: staging $staging, $run_threads synthesis threads${slabs:+, $slabs slabs} $*"
+  if ! "$zkpipe" prove --key "$key" --backend "$backend" --partitions "$partitions" --synthesis-threads "$run_threads" \
+      --staging "$staging" "${slab_option[@]}" --workers "$workers" "${budget[@]}" --trace-dir "$dir" \
+      --proof "$dir/proof.json" --public "$dir/public.json" "$@" >"$dir/stdout.log" 2>&1; then
+    tail -5 "$dir/stdout.log"; echo "h200-staging-experiment: run $circuit/$name failed (log: $dir/stdout.log)" >&2; exit 1
+  fi
+  local log=$dir/stdout.log
+  local proved rate h2d idle idle_from util wait_pool memory
+  proved=$(field "$log" "^engine: .* partitions .* in .* s \\(" 2)
+  rate=$(grep -m1 -oE '\(([0-9.e+-]+) partitions/s wall\)' "$log" | grep -oE '[0-9.e+-]+' | head -1)
+  h2d=$(field "$log" "^a\\/b\\/c H2D" 3)
+  idle=$(grep -m1 -oE 'idle staging copy [0-9.]+ GB/s' "$log" | awk '{print $4}')
+  idle_from=$(grep -m1 -oE 'GB/s from [a-z]+ memory' "$log" | awk '{print $3}')
+  util=$(field "$log" "^GPU utilization" 3)
+  wait_pool=$(field "$log" "^waits" 3)
+  memory=$(grep -m1 -oE 'staging from [a-z]+ memory' "$log" | awk '{print $3}')
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$circuit" "$name" "$staging" "$run_threads" \
+    "${slabs:--}" "$proved" "$rate" "${h2d:-0}" "$idle" "$idle_from" "${util:-0}" "${wait_pool:-0}" "$memory" >>"$rows"
+  echo "   $proved partitions, $rate partitions/s, a/b/c H2D ${h2d:-0} GB/s (idle $idle GB/s from $idle_from), GPU ${util:-0} %"
+}
+
+pinned_slabs=$((threads + 2 * workers))  # every synthesis thread and every worker holds one partition
+for circuit in $circuits; do
+  run "$circuit" pageable pageable "$threads" ""
+  run "$circuit" pinned pinned "$threads" "$pinned_slabs"
+  run "$circuit" synth pinned "$threads" "$pinned_slabs" --stage-alone synthesis
+  run "$circuit" gpu pinned 1 "$((2 * workers))" --stage-alone gpu
+done
+if [ "$sweep_circuit" != none ]; then
+  for t in $sweep_threads; do
+    for s in $sweep_slabs; do run "$sweep_circuit" "sweep-t$t-s$s" pinned "$t" "$s"; done
+  done
+fi
+
+# The table, and the issue's expectations checked per circuit.
+summary=$out/summary.md
+{
+  echo "# Staging experiment: backend $backend, $partitions partitions of $constraints constraints, $(nproc) cores, $(date -u +%F)"
+  echo
+  echo "| circuit | run | staging (memory) | synth threads | slabs | proved | partitions/s | a/b/c H2D GB/s | idle H2D GB/s | GPU util % | pool wait s |"
+  echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+  tail -n +2 "$rows" | awk -F'\t' '{ printf "| %s | %s | %s (%s) | %s | %s | %s | %s | %s | %s (%s) | %s | %s |\n",
+    $1, $2, $3, $13, $4, $5, $6, $7, $8, $9, $10, $11, $12 }'
+  echo
+  for circuit in $circuits; do
+    awk -F'\t' -v c="$circuit" '
+      $1 == c { rate[$2] = $7; h2d[$2] = $8; idle[$2] = $9; from[$2] = $10; util[$2] = $11 }
+      END {
+        slowest = (rate["synth"] + 0 < rate["gpu"] + 0) ? "synth" : "gpu"
+        capacity = rate[slowest]
+        printf "- %s: pageable copies %.2f GB/s (expected single-digit GB/s: %s)\n", c, h2d["pageable"],
+               (h2d["pageable"] + 0 < 10) ? "holds" : "does not hold"
+        if (from["pinned"] == "pinned")
+          printf "- %s: pinned copies %.2f GB/s = %.0f%% of the idle pinned %.2f GB/s (expected >= 80%%: %s)\n", c,
+                 h2d["pinned"], 100 * h2d["pinned"] / idle["pinned"], idle["pinned"],
+                 (h2d["pinned"] + 0 >= 0.8 * idle["pinned"]) ? "holds" : "does not hold"
+        else
+          printf "- %s: pinned run staged from %s memory (no pinning here): the 80%%-of-idle check needs a CUDA device\n", c, from["pinned"]
+        printf "- %s: pinned %.3g partitions/s vs the slowest stage alone (%s, %.3g partitions/s): %.0f%% (expected >= 90%%: %s)\n",
+               c, rate["pinned"], slowest, capacity, 100 * rate["pinned"] / capacity,
+               (rate["pinned"] + 0 >= 0.9 * capacity) ? "holds" : "does not hold"
+        if (slowest == "gpu")
+          printf "- %s: GPU utilization with pinned staging %.1f%% (expected >= 90%% where the GPU is the slowest stage: %s)\n",
+                 c, util["pinned"], (util["pinned"] + 0 >= 90) ? "holds" : "does not hold"
+      }' "$rows"
+  done
+} >"$summary"
+cat "$summary"
+echo "h200-staging-experiment: traces and summary in $out"
