@@ -204,15 +204,15 @@ void makespan_at_least_gpu_work_per_gpu() {
   RC_ASSERT(makespan_s >= gpu_work_s / scenario.hardware.gpus - 1e-9);
 }
 
-// The comparative properties change one knob; worker deaths (which attempt a death hits
-// depends on timing) and the pinned-allocation failure (which makes pinned staging
-// pageable) stay off so that all else is equal. Keyed GPU errors and slow or stalled copies hit
-// the same attempts either way.
+// The comparative properties change one knob and nothing else: no faults, and one worker per
+// GPU. With faults, a change that speeds every copy up can still lengthen the job (regression
+// FasterCopiesCanLengthenAJobWithStalledCopies); with several workers per GPU, whichever idle
+// worker asks first takes the next partition, and faster copies can change who asks first so
+// that two partitions queue on one GPU while another idles (regression
+// FasterCopiesCanQueueTwoPartitionsOnOneGpuWhileAnotherIdles).
 ScenarioChoice comparable_choice() {
-  ScenarioChoice choice = *arbitrary_scenario_choice(true);
-  choice.worker_death_probability = 0;
-  choice.worker_death_s.clear();
-  choice.pinned_allocation_fails = false;
+  ScenarioChoice choice = *arbitrary_scenario_choice(false);
+  choice.workers_per_gpu = 1;
   return choice;
 }
 
