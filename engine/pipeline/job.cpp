@@ -45,11 +45,7 @@ Job circom_job(const std::filesystem::path& zkey, const std::filesystem::path& w
   Job job{"circom " + zkey.filename().string(), &pk, partitions, {}};
   job.synthesize = [zkey, wtns, r1cs](uint32_t, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c) {
     auto file = circom::ZkeyFile::open(zkey);
-    auto rows = circom::circom_rows(file, wtns, r1cs);
-    std::ranges::copy(rows.a, a.begin());
-    std::ranges::copy(rows.b, b.begin());
-    std::ranges::copy(rows.c, c.begin());
-    return std::move(rows.z);
+    return circom::circom_rows(file, wtns, r1cs, a, b, c);
   };
   return job;
 }
