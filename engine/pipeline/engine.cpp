@@ -263,9 +263,15 @@ class Pipeline {
           changed_.notify_all();
         }
         prove_verify_deliver(worker, partition, z, blinding, compute_resource, host_resource);
-      } catch (const DeviceLost& e) {
+      } catch (const std::exception& e) {
         memory = {};
+        const bool lost = dynamic_cast<const DeviceLost*>(&e) || (settings_.backend == "cuda" && cuda_device_lost());
         std::lock_guard lock(mutex_);
+        if (!lost) {
+          attempt_failed(partition, e.what());
+          changed_.notify_all();
+          continue;
+        }
         workers_lost_.push_back(fmt::format("worker {} (gpu{}:w{}): {}", worker.id, worker.gpu, worker.index, e.what()));
         last_error_[partition] = e.what();
         policy_.worker_died(worker.id);
@@ -273,11 +279,6 @@ class Pipeline {
         note_progress();
         changed_.notify_all();
         return;
-      } catch (const std::exception& e) {
-        memory = {};
-        std::lock_guard lock(mutex_);
-        attempt_failed(partition, e.what());
-        changed_.notify_all();
       }
     }
   }

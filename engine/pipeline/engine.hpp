@@ -11,7 +11,7 @@
 //   twice; a failed pinned allocation falls back to pageable staging with a warning;
 // - a failed attempt (device error, failed copy, synthesis error, proof that does not verify) is
 //   retried up to settings.retry_limit times, then reported in JobReport::failed; a worker whose
-//   device is lost (DeviceLost) stops and its partition goes to the others;
+//   device is lost (DeviceLost, or a sticky CUDA error) stops and its partition goes to the others;
 // - every proof is verified before the sink sees it, and the sink sees each proved partition
 //   exactly once (serialized, from a worker thread);
 // - every phase of every attempt is a span of the shared trace schema (source measured).

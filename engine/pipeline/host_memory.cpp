@@ -36,6 +36,16 @@ void use_cuda_device(int gpu) {
 #endif
 }
 
+bool cuda_device_lost() {
+#ifdef ZKPIPE_HAVE_CUDA
+  // A sticky error is returned by every later synchronization; an ordinary one is cleared here.
+  (void)cudaGetLastError();
+  return cudaDeviceSynchronize() != cudaSuccess;
+#else
+  return false;
+#endif
+}
+
 std::string_view kind_name(HostBlock::Kind kind) { return kind == HostBlock::Kind::pinned ? "pinned" : "pageable"; }
 
 HostBlock HostBlock::pageable(size_t bytes) {

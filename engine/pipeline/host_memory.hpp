@@ -5,7 +5,9 @@
 // RAII and move-only; the memory is not initialized. A HostRegistration page-locks memory that
 // already exists (cudaHostRegister: fast for touched memory, 23 ms for 512 MiB on the H200) for
 // its lifetime, where CUDA and a device are present. cuda_devices() is 0 in a build without CUDA
-// or on a machine without a device; use_cuda_device() selects the calling thread's device.
+// or on a machine without a device; use_cuda_device() selects the calling thread's device;
+// cuda_device_lost() says whether the calling thread's device hit a sticky error (illegal
+// address, launch failure, ECC...), after which its context is unusable.
 #pragma once
 #include <cstddef>
 #include <optional>
@@ -18,6 +20,7 @@ namespace zk::pipeline {
 
 int cuda_devices();
 void use_cuda_device(int gpu);
+bool cuda_device_lost();
 
 class HostBlock {
  public:
