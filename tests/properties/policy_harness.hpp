@@ -108,7 +108,6 @@ class PolicyHarness {
       violate(property_of(violation.invariant), violation.detail);
   }
 
-  const std::vector<PolicyViolation>& violations() const { return violations_; }
   std::optional<PolicyViolation> first_violation(PolicyProperty property) const {
     for (const PolicyViolation& violation : violations_)
       if (violation.property == property) return violation;
@@ -116,8 +115,6 @@ class PolicyHarness {
   }
   std::uint32_t events_applied() const { return events_applied_; }  // apply() calls, drain included
   const faults::FaultCounts& faults_injected() const { return faults_; }
-  const trace::Trace& spans() const { return spans_; }
-  const Policy& policy() const { return policy_; }
 
  private:
   struct Synthesis {

@@ -401,8 +401,6 @@ PropertyRun run_property(const NamedProperty& property, std::uint64_t seed, int 
   const rc::detail::TestResult result = rc::detail::checkTestable(property.body, metadata, params, listener);
   const faults::FaultCounts after = tally();
   PropertyRun run;
-  run.id = property.id;
-  run.seed = seed;
   run.faults_injected = {after.gpu_errors - before.gpu_errors,
                          after.pinned_allocation_failures - before.pinned_allocation_failures,
                          after.slow_transfers - before.slow_transfers, after.stalled_transfers - before.stalled_transfers,

@@ -57,7 +57,7 @@ struct ScenarioChoice {
   double slow_transfer_probability = 0;
   double stalled_transfer_probability = 0;
   double worker_death_probability = 0;
-  std::vector<double> worker_death_s;  // scheduled deaths, worker i at the i-th time
+  std::vector<double> worker_death_s{};  // scheduled deaths, worker i at the i-th time
   bool pinned_allocation_fails = false;
 
   model::Scenario build() const;
@@ -78,8 +78,6 @@ PolicyFailure& last_policy_failure();
 
 // One run of a property outside GoogleTest (soak): `cases` cases from `seed`.
 struct PropertyRun {
-  std::string id;
-  std::uint64_t seed = 0;
   int cases_passed = 0;
   bool failed = false;
   std::string failure;    // RapidCheck's description and shrunk counterexample
