@@ -123,7 +123,7 @@ for circuit in $circuits; do
   run "$circuit" pageable pageable "$threads" ""
   run "$circuit" pinned pinned "$threads" "$pinned_slabs"
   run "$circuit" synth pinned "$threads" "$pinned_slabs" --stage-alone synthesis
-  run "$circuit" gpu pinned 1 "$((2 * workers))" --stage-alone gpu
+  run "$circuit" gpu pinned 2 "$((2 + 2 * workers))" --stage-alone gpu  # two threads replaying rows keep the workers fed
 done
 if [ "$sweep_circuit" != none ]; then
   for t in $sweep_threads; do
