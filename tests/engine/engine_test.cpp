@@ -7,10 +7,13 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <mutex>
 #include <thread>
+
+#include <unistd.h>
 
 #include "engine/groth16/setup.hpp"
 #include "engine/groth16/verifier.hpp"
@@ -20,6 +23,8 @@
 #include "engine/r1cs/r1cs.hpp"
 #include "engine/util/error.hpp"
 #include "engine/util/rng.hpp"
+#include "trace/sidecar.hpp"
+#include "trace/trace_csv.hpp"
 
 namespace zk::pipeline {
 namespace {
@@ -325,6 +330,24 @@ TEST(Engine, InvariantsHoldForRandomSettingsAndFaults) {
     expect_job_invariants(outcome, partitions);
     expect_phase_order(outcome.report);
   }
+}
+
+// What calibration reads: the CSV round-trips, and the sidecar states the copies' staging memory
+// and a positive idle staging rate (machine.pcie_h2d_gbps).
+TEST(Engine, TraceFilesCarryWhatCalibrationReads) {
+  Settings settings = fake_settings(41);
+  Outcome outcome = run_fake_job(3, settings);
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("zkpipe-engine-trace-{}", ::getpid());
+  const SmallKey& key = small_key();
+  write_trace_files(dir, builtin_job(*key.circuit, key.pk, 3, 100), outcome.report);
+  const trace::Trace read = trace::read_csv_file(dir / "trace.csv");
+  EXPECT_EQ(read.size(), outcome.report.trace.size());
+  const trace::Sidecar sidecar = trace::read_sidecar(trace::sidecar_path_for(dir / "trace.csv"));
+  EXPECT_EQ(sidecar.source, trace::Source::measured);
+  EXPECT_EQ(sidecar.settings.value("staging", ""), outcome.report.staging_memory);
+  EXPECT_GT(sidecar.machine.value("pcie_h2d_gbps", 0.0), 0.0);
+  EXPECT_TRUE(std::filesystem::exists(dir / "trace.perfetto.json"));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Engine, SettingsThatCannotWorkAreRefusedWithTheirName) {
