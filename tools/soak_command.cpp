@@ -18,10 +18,13 @@ void add_soak_command(CLI::App& app) {
   auto options = std::make_shared<properties::SoakOptions>();
   options->jobs = std::max(1u, std::thread::hardware_concurrency());
   CLI::App* command = app.add_subcommand(
-      "soak", "Run the property suite's generated cases (policy, model) in parallel processes; report violations");
+      "soak", "Run the property suite's generated cases (policy, model, engine) in parallel processes; report violations");
   command->add_option("--policy-cases", options->policy_cases, "cases over the scheduling-policy properties")
       ->capture_default_str();
   command->add_option("--model-cases", options->model_cases, "cases over the model properties (each simulates)")
+      ->capture_default_str();
+  command->add_option("--engine-cases", options->engine_cases,
+                      "cases over the engine properties (each proves a job on the fake device), where built")
       ->capture_default_str();
   command->add_option("--seed", options->seed, "seed of the first chunk (chunk i uses seed + i)")->capture_default_str();
   command->add_option("-j,--jobs", options->jobs, "processes in parallel (default: cores)")

@@ -8,6 +8,9 @@
 #include <rapidcheck.h>
 #include <rapidcheck/state.h>
 
+#ifdef ZKPIPE_PROPERTIES_WITH_ENGINE
+#include "engine_properties.hpp"
+#endif
 #include "leaky_lease_policy.hpp"
 #include "simulation.hpp"
 #include "trace/invariants.hpp"
@@ -252,7 +255,7 @@ class SilentListener : public rc::detail::TestListener {
 
 template <typename Property>
 NamedProperty policy_entry(const char* id, Property property) {
-  return {id, false, [property] { check_policy_property<policy::SchedulingPolicy>(property); }};
+  return {id, PropertyKind::policy, [property] { check_policy_property<policy::SchedulingPolicy>(property); }};
 }
 
 }  // namespace
@@ -371,11 +374,16 @@ const std::vector<NamedProperty>& all_properties() {
       policy_entry("PolicyProperties/PhasesInOrder", PolicyProperty::phases_in_order),
       policy_entry("PolicyProperties/NoDeadlock", PolicyProperty::no_deadlock),
       policy_entry("PolicyProperties/GpuComputeSectionsNeverOverlap", PolicyProperty::gpu_compute_exclusive),
-      {"ModelProperties/SimulatedTracesKeepThePipelineInvariants", true, simulated_traces_keep_the_pipeline_invariants},
-      {"ModelProperties/UtilizationWithinZeroAndOne", true, utilization_within_zero_and_one},
-      {"ModelProperties/MakespanAtLeastGpuWorkPerGpu", true, makespan_at_least_gpu_work_per_gpu},
-      {"ModelProperties/PinnedNeverSlowerThanPageable", true, pinned_never_slower_than_pageable},
-      {"ModelProperties/MorePcieBandwidthNeverSlower", true, more_pcie_bandwidth_never_slower},
+      {"ModelProperties/SimulatedTracesKeepThePipelineInvariants", PropertyKind::model,
+       simulated_traces_keep_the_pipeline_invariants},
+      {"ModelProperties/UtilizationWithinZeroAndOne", PropertyKind::model, utilization_within_zero_and_one},
+      {"ModelProperties/MakespanAtLeastGpuWorkPerGpu", PropertyKind::model, makespan_at_least_gpu_work_per_gpu},
+      {"ModelProperties/PinnedNeverSlowerThanPageable", PropertyKind::model, pinned_never_slower_than_pageable},
+      {"ModelProperties/MorePcieBandwidthNeverSlower", PropertyKind::model, more_pcie_bandwidth_never_slower},
+#ifdef ZKPIPE_PROPERTIES_WITH_ENGINE
+      {"EngineProperties/MeasuredTracesKeepThePipelineInvariants", PropertyKind::engine,
+       measured_traces_keep_the_pipeline_invariants},
+#endif
   };
   return properties;
 }

@@ -8,6 +8,8 @@
 // - ModelProperties/*: random faulty scenarios simulated by the model, one simulation per forked
 //   child process (SimGrid allows one engine per process); the trace invariants and what users
 //   rely on (utilization, a makespan bound, pinned vs pageable, more PCIe bandwidth). Costly.
+// - EngineProperties/*: where the suite is built with the engine (ZKPIPE_PROPERTIES_WITH_ENGINE),
+//   whole jobs on the fake device backend, their measured traces through the same checker.
 // run_property reports the faults its cases injected. Not thread-safe: one property runs at a
 // time in a process.
 #pragma once
@@ -24,9 +26,13 @@
 
 namespace zkpipe::properties {
 
+// What a case costs: policy cases well under a millisecond, model cases one or two simulations in
+// child processes, engine cases a whole job proved on the CPU (about a second).
+enum class PropertyKind { policy, model, engine };
+
 struct NamedProperty {
-  std::string id;       // "PolicyProperties/LeasesWithinPool"
-  bool simulates;       // each case runs the model in child processes
+  std::string id;  // "PolicyProperties/LeasesWithinPool"
+  PropertyKind kind;
   std::function<void()> body;
 };
 const std::vector<NamedProperty>& all_properties();

@@ -16,9 +16,10 @@ namespace zkpipe::properties {
 namespace {
 
 // Cases per chunk: a policy case takes well under a millisecond, a model case one or two
-// simulations of a few milliseconds in child processes.
+// simulations of a few milliseconds in child processes, an engine case about a second.
 constexpr std::uint64_t policy_cases_per_chunk = 1000;
 constexpr std::uint64_t model_cases_per_chunk = 25;
+constexpr std::uint64_t engine_cases_per_chunk = 5;
 
 struct Chunk {
   const NamedProperty* property;
@@ -27,11 +28,11 @@ struct Chunk {
 };
 
 std::vector<Chunk> plan_chunks(const SoakOptions& options) {
-  std::vector<const NamedProperty*> policy_properties, model_properties;
+  std::map<PropertyKind, std::vector<const NamedProperty*>> by_kind;
   for (const NamedProperty& property : all_properties()) {
     const bool chosen = options.property_ids.empty() || std::ranges::find(options.property_ids, property.id) !=
                                                             options.property_ids.end();
-    if (chosen) (property.simulates ? model_properties : policy_properties).push_back(&property);
+    if (chosen) by_kind[property.kind].push_back(&property);
   }
   for (const std::string& id : options.property_ids) property_by_id(id);  // names an unknown id
   std::vector<Chunk> chunks;
@@ -46,8 +47,9 @@ std::vector<Chunk> plan_chunks(const SoakOptions& options) {
       }
     }
   };
-  spread(policy_properties, options.policy_cases, policy_cases_per_chunk);
-  spread(model_properties, options.model_cases, model_cases_per_chunk);
+  spread(by_kind[PropertyKind::policy], options.policy_cases, policy_cases_per_chunk);
+  spread(by_kind[PropertyKind::model], options.model_cases, model_cases_per_chunk);
+  spread(by_kind[PropertyKind::engine], options.engine_cases, engine_cases_per_chunk);
   return chunks;
 }
 

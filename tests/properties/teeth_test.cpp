@@ -9,7 +9,7 @@ namespace zkpipe::properties {
 namespace {
 
 TEST(Teeth, ALeaseNeverReturnedOnAFailedAttemptIsCaughtAndShrunkToASmallCase) {
-  const NamedProperty leaky{"Teeth/LeakyLeasePolicy", false,
+  const NamedProperty leaky{"Teeth/LeakyLeasePolicy", PropertyKind::policy,
                             [] { check_policy_property<LeakyLeasePolicy>(PolicyProperty::leases_within_pool); }};
   const PropertyRun run = run_property(leaky, /*seed=*/6, /*cases=*/2000);
   ASSERT_TRUE(run.failed) << "the leak went unnoticed in " << run.cases_passed << " cases";

@@ -1,12 +1,9 @@
-// The engine's measured traces keep the pipeline invariants: whole jobs on the fake device
-// backend (engine/pipeline), random settings and fault probabilities, each trace through the same
-// trace::check_invariants as the model's and the policy harness's. The fault seed is part of the
-// printed counterexample (FakeDeviceOptions.seed).
+#include "engine_properties.hpp"
+
 #include <map>
 #include <mutex>
 
-#include <gtest/gtest.h>
-#include <rapidcheck/gtest.h>
+#include <rapidcheck.h>
 
 #include "engine/groth16/setup.hpp"
 #include "engine/pipeline/engine.hpp"
@@ -59,7 +56,13 @@ rc::Gen<Settings> arbitrary_fake_settings() {
   });
 }
 
-RC_GTEST_PROP(EngineProperties, MeasuredTracesKeepThePipelineInvariants, ()) {
+}  // namespace
+}  // namespace zk::pipeline
+
+namespace zkpipe::properties {
+
+void measured_traces_keep_the_pipeline_invariants() {
+  using namespace zk::pipeline;
   static const SmallKey key;
   const uint32_t partitions = *rc::gen::inRange<uint32_t>(1, 7);
   const Settings settings = *arbitrary_fake_settings();
@@ -86,5 +89,4 @@ RC_GTEST_PROP(EngineProperties, MeasuredTracesKeepThePipelineInvariants, ()) {
   RC_TAG(report.failed_attempts > 0 ? "attempts failed" : "no failed attempt");
 }
 
-}  // namespace
-}  // namespace zk::pipeline
+}  // namespace zkpipe::properties
