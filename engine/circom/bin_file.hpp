@@ -89,14 +89,6 @@ class SectionReader {
   uint64_t offset_, begin_, end_;
 };
 
-// True when the little-endian limbs are below the field's modulus.
-template <class F>
-bool limbs_below_modulus(const uint64_t* limbs) {
-  for (int i = F::N - 1; i >= 0; --i)
-    if (limbs[i] != F::params::modulus(i)) return limbs[i] < F::params::modulus(i);
-  return false;
-}
-
 // The modulus of F as little-endian limbs.
 template <class F>
 std::array<uint64_t, F::N> modulus_limbs() {

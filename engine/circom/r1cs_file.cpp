@@ -33,7 +33,7 @@ Fr evaluate_linear_combination(SectionReader& constraints, std::span<const Fr> w
     if (wire >= witness.size())
       file.fail_at(first + t * term_bytes, "expected a wire below {} in constraint {}'s {}, found wire {}",
                    witness.size(), constraint, matrix, wire);
-    if (!limbs_below_modulus<Fr>(coefficient.l))
+    if (!coefficient.is_reduced())
       file.fail_at(first + t * term_bytes + sizeof wire,
                    "expected a coefficient below r in constraint {}'s {}, found a larger value", constraint, matrix);
     sum += coefficient * witness[wire];

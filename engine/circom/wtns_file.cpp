@@ -24,7 +24,7 @@ std::vector<Fr> read_witness(BinFile file) {
   std::vector<uint8_t> too_large(count);
   parallel_for(count, [&](size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) {
-      too_large[i] = !limbs_below_modulus<Fr>(z[i].l);
+      too_large[i] = !z[i].is_reduced();
       if (!too_large[i]) z[i] = Fr::from_canonical(z[i].l);
     }
   }, 1 << 14);

@@ -39,11 +39,6 @@ CoefficientRecord parse_record(const uint8_t* bytes) {
 
 static_assert(sizeof(G1Affine) == 96 && sizeof(G2Affine) == 192, "zkey points load raw");
 
-bool reduced(const Fp& x) { return limbs_below_modulus<Fp>(x.l); }
-bool valid_point(const G1Affine& p) { return reduced(p.x) && reduced(p.y) && p.is_on_curve(); }
-bool valid_point(const G2Affine& p) {
-  return reduced(p.x.c0) && reduced(p.x.c1) && reduced(p.y.c0) && reduced(p.y.c1) && p.is_on_curve();
-}
 
 // Reads `count` points and checks each is reduced and on its curve.
 template <class Point>
@@ -53,7 +48,7 @@ std::vector<Point> read_points(SectionReader& section, uint64_t count, std::stri
   section.read(points.data(), count * sizeof(Point), what);
   std::vector<uint8_t> bad(count);
   parallel_for(count, [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) bad[i] = !valid_point(points[i]);
+    for (size_t i = begin; i < end; ++i) bad[i] = !bls12_381::is_valid_encoding(points[i]);
   }, 4096);
   auto it = std::find(bad.begin(), bad.end(), 1);
   if (it != bad.end()) {
@@ -186,7 +181,7 @@ void ZkeyFile::evaluate_rows(std::span<const Fr> witness, std::span<Fr> a, std::
       if (r.row >= n) file_.fail_at(at + 4, "expected a row below the domain size {}, found {}", n, r.row);
       if (r.signal >= header_.num_vars)
         file_.fail_at(at + 8, "expected a signal below {} variables, found {}", header_.num_vars, r.signal);
-      if (!limbs_below_modulus<Fr>(r.value)) file_.fail_at(at + 12, "expected a coefficient below r, found a larger value");
+      if (!Fr::is_below_modulus(r.value)) file_.fail_at(at + 12, "expected a coefficient below r, found a larger value");
       Fr value;
       std::memcpy(value.l, r.value, sizeof value.l);
       (r.matrix == 0 ? a : b)[r.row] += value * witness[r.signal];

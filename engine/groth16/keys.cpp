@@ -79,24 +79,12 @@ class Reader {
   uint64_t size_ = 0, offset_ = 0;
 };
 
-template <class F>
-bool canonical_limbs(const F& x) {
-  for (int i = F::N - 1; i >= 0; --i)
-    if (x.l[i] != F::params::modulus(i)) return x.l[i] < F::params::modulus(i);
-  return false;
-}
-bool valid_coordinates(const G1Affine& p) { return canonical_limbs(p.x) && canonical_limbs(p.y); }
-bool valid_coordinates(const G2Affine& p) {
-  return canonical_limbs(p.x.c0) && canonical_limbs(p.x.c1) && canonical_limbs(p.y.c0) &&
-         canonical_limbs(p.y.c1);
-}
-
 // Every point must be reduced and on the curve; reports the first bad one.
 template <class Point>
 void check_points(const Reader& r, const std::vector<Point>& points, uint64_t array_end, const char* what) {
   std::vector<uint8_t> bad(points.size());
   parallel_for(points.size(), [&](size_t b, size_t e) {
-    for (size_t i = b; i < e; ++i) bad[i] = !(valid_coordinates(points[i]) && points[i].is_on_curve());
+    for (size_t i = b; i < e; ++i) bad[i] = !bls12_381::is_valid_encoding(points[i]);
   }, 4096);
   for (size_t i = 0; i < points.size(); ++i)
     if (bad[i])

@@ -45,10 +45,4 @@ bool decimal_to_limbs(std::string_view text, std::span<uint64_t> limbs) {
   return true;
 }
 
-bool limbs_less(std::span<const uint64_t> a, std::span<const uint64_t> b) {
-  for (size_t i = a.size(); i-- > 0;)
-    if (a[i] != b[i]) return a[i] < b[i];
-  return false;
-}
-
 }  // namespace zk

@@ -15,8 +15,6 @@ namespace zk {
 std::string limbs_to_decimal(std::span<const uint64_t> limbs);
 // Decimal digits -> little-endian limbs; false when not a number or it does not fit.
 bool decimal_to_limbs(std::string_view text, std::span<uint64_t> limbs);
-// a < b for little-endian limb arrays of equal length.
-bool limbs_less(std::span<const uint64_t> a, std::span<const uint64_t> b);
 
 template <class F>
 std::string to_decimal(const F& x) {
@@ -28,9 +26,8 @@ std::string to_decimal(const F& x) {
 // Parses a canonical field element; `where` names the input for the error message.
 template <class F>
 F from_decimal(std::string_view text, std::string_view where) {
-  uint64_t c[F::N], m[F::N];
-  for (int i = 0; i < F::N; ++i) m[i] = F::params::modulus(i);
-  if (!decimal_to_limbs(text, c) || !limbs_less(c, m))
+  uint64_t c[F::N];
+  if (!decimal_to_limbs(text, c) || !F::is_below_modulus(c))
     fail("{}: '{}' is not a field element (a decimal number below the field's modulus)", where,
          text.substr(0, 100));
   return F::from_canonical(c);

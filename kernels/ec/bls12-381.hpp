@@ -47,6 +47,13 @@ ZK_HD ec::jacobian_t<Curve> mul(const ec::affine_t<Curve>& p, const Fr& k) {
   return mul(ec::jacobian_t<Curve>::from_affine(p), k);
 }
 
+// True when a point loaded raw (from a key file) is a valid encoding: reduced coordinates on the
+// curve (the all-zero infinity included). Says nothing of the subgroup.
+template <class Curve>
+ZK_HD bool is_valid_encoding(const ec::affine_t<Curve>& p) {
+  return p.x.is_reduced() && p.y.is_reduced() && p.is_on_curve();
+}
+
 // True when p lies in the order-r subgroup: [r]p = O (the simple test; speed is not needed on
 // the paths that call it: verifying keys, proofs, generators).
 template <class Curve>

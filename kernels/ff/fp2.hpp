@@ -14,6 +14,7 @@ struct Fp2 {
   static ZK_HD Fp2 zero() { return {Fp::zero(), Fp::zero()}; }
   static ZK_HD Fp2 one() { return {Fp::one(), Fp::zero()}; }
   ZK_HD bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
+  ZK_HD bool is_reduced() const { return c0.is_reduced() && c1.is_reduced(); }
   friend ZK_HD bool operator==(const Fp2& a, const Fp2& b) { return a.c0 == b.c0 && a.c1 == b.c1; }
   friend ZK_HD bool operator!=(const Fp2& a, const Fp2& b) { return !(a == b); }
 

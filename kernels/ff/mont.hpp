@@ -61,6 +61,15 @@ struct mont_t {
     ZK_UNROLL for (int i = 0; i < N; ++i) out[i] = c.l[i];
   }
 
+  // True when `limbs` (N little-endian words) hold a value below the modulus: the check for
+  // elements loaded raw from files.
+  static ZK_HD bool is_below_modulus(const uint64_t* limbs) {
+    for (int i = N - 1; i >= 0; --i)
+      if (limbs[i] != P::modulus(i)) return limbs[i] < P::modulus(i);
+    return false;
+  }
+  ZK_HD bool is_reduced() const { return is_below_modulus(l); }
+
   ZK_HD bool is_zero() const {
     uint64_t acc = 0;
     ZK_UNROLL for (int i = 0; i < N; ++i) acc |= l[i];
