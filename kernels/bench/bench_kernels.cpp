@@ -138,7 +138,7 @@ std::vector<double> time_msms(const Options& o, int lg_min, int lg_max, const ec
     if (lg > lg_max || std::string(group) != "g1") continue;
     const size_t n = size_t{1} << lg;
     std::printf("  window sweep, %s MSM 2^%d:", group, lg);
-    for (int c = 10; c <= 20; ++c) {
+    for (int c = std::max(6, lg - 10); c <= std::min(20, lg); ++c) {
       double t = median_ms(o, stream, [&] { gpu.msm(d_bases.get(), nullptr, d_scalars.get(), n, stream, c); });
       std::fprintf(csv, "msm_%s_window,%d,%d,%.4f\n", group, lg, c, t);
       std::printf(" c=%d %.2f", c, t);

@@ -47,8 +47,20 @@ ZK_HD int32_t booth_digit(const uint64_t limbs[4], int w, int c) {
   return static_cast<int32_t>(low + mid) - static_cast<int32_t>(top << (c - 1));
 }
 
-// The GPU MSM's tuning knobs. Measured on the H200 (sm_90, 132 SMs) with tools/bench_kernels
-// (G1, random scalars, device-resident inputs; see the figures in kernels/README.md):
+// The GPU MSM's tuning knobs, measured on the H200 (sm_90, 132 SMs; NVIDIA H200 143 GB, 2026-11-29)
+// with kernels/bench/bench_kernels --sweep-windows (G1, random scalars, device-resident inputs,
+// median of 5 after 2 warm-ups; milliseconds by window width c):
+//   2^20: c=10 27.4  c=12 24.9  c=13 24.4  c=14 28.4  c=16 24.2  c=18 36.3  c=20 51.5
+//   2^22: c=10 95.4  c=12 82.0  c=13 78.3  c=14 78.9  c=16 88.7  c=18 84.7  c=20 110.4
+//   2^24: c=10 366   c=12 309   c=13 287   c=14 276   c=16 252   c=18 315   c=20 284
+//   2^16: c=6 5.68  c=8 5.00  c=9 5.57  c=10 5.54  c=12 7.31  c=16 5.62
+//   2^26: c=16 910  c=17 934  c=18 944  c=19 987  c=20 1071
+// Fitting time = a * windows * n + b * windows * 2^(c-1) to the 2^24 row (c = 13, 16) gives
+// a = 0.84 ns per point and window, b = 49 ns per bucket and window: a bucket costs ~58 points
+// (its reduction uses full additions and runs on far fewer threads than the accumulation). With
+// bucket_cost = 58 the cost model picks c = 12 at 2^20 (within 2% of the best), 13 at 2^22 and
+// 16 at 2^24 and 2^26 (the best), 9 at 2^16 (11% over the best); the earlier bucket_cost = 4
+// picked c = 20 at 2^24 and 2^26: 12% and 18% slower.
 struct GpuMsmPolicy {
   static constexpr int scalar_bits = 255;
   static constexpr int min_window_bits = 4;
@@ -59,8 +71,8 @@ struct GpuMsmPolicy {
   static constexpr uint32_t fold_factor = 16;
   // Threads of the bucket reduction, over all windows together.
   static constexpr uint32_t reduction_threads = 1u << 15;
-  // Cost of one bucket in the reduction relative to one point in digits+sort+accumulate.
-  static constexpr double bucket_cost = 4.0;
+  // Cost of one bucket relative to one point (digits + sort + accumulation), fitted above.
+  static constexpr double bucket_cost = 58.0;
 
   static int windows(int c) { return (scalar_bits + 1 + c - 1) / c; }
   // Window bits minimizing windows(c) * (n + bucket_cost * 2^(c-1)).
