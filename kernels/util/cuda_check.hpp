@@ -1,6 +1,6 @@
 // cuda_check.hpp — the one way zkpipe's CUDA code checks calls and owns device resources.
 //
-// CUDA_OK(expr) evaluates a CUDA runtime call and throws zk::CudaError carrying the expression,
+// CUDA_OK(expr) evaluates a CUDA runtime call and throws zk::cuda::CudaError carrying the expression,
 // file, line and CUDA's message when it fails; CUDA_LAUNCH_OK() does the same for the last kernel
 // launch. Kernels and launchers throw; the engine's backend lets the exception travel to the
 // command line's main(), the one place where it becomes a message and an exit status.
