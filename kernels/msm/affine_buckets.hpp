@@ -26,7 +26,8 @@ class JacobianBuckets {
   size_t size() const { return buckets_.size(); }
   void add(uint32_t index, const Affine& p) { buckets_[index] += p; }
   void finish() {}
-  const Point& sum(size_t k) const { return buckets_[k]; }
+  // running += bucket k.
+  void add_bucket_to(size_t k, Point& running) const { running += buckets_[k]; }
 
  private:
   std::vector<Point> buckets_;
@@ -66,14 +67,18 @@ class AffineBuckets {
     }
   }
 
-  // Completes every pending and deferred addition; then sum(k) is bucket k's total.
+  // Completes every pending and deferred addition; then add_bucket_to() reads the totals.
   void finish() {
     while (!pending_.empty() || !deferred_.empty()) {
       flush();
       requeue_deferred();
     }
   }
-  Point sum(size_t k) const { return overflow_[k] + buckets_[k]; }
+  // running += bucket k: a mixed addition, plus the overflow sum where there is one.
+  void add_bucket_to(size_t k, Point& running) const {
+    running += buckets_[k];
+    if (!overflow_[k].is_infinity()) running += overflow_[k];
+  }
 
  private:
   struct Addition {

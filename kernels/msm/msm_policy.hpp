@@ -3,7 +3,7 @@
 // Cost model, in field multiplications: ceil((bits+1)/c) windows, each adding every point into
 // a bucket and reducing its 2^(c-1) buckets with a mixed and a Jacobian addition (~27) per bucket
 // set (one per chunk when a window is split across threads). The window minimizing the total is
-// chosen. Buckets are affine (batched affine addition, ~7 per point) when a window has at least
+// chosen. Buckets are affine (batched affine addition, ~9.5 per point measured) when a window has at least
 // 1024 of them, so a batch of 512 amortizes its inversion; below that, Jacobian (mixed
 // addition, 11). Measured with callgrind (instructions, BMI2/ADX build): 16384 points at c = 12,
 // affine 1.19 G against Jacobian 1.55 G (-23%); 4096 points at c = 9, affine +5%.
@@ -19,7 +19,7 @@ struct CpuMsmPolicy {
 
   static int windows(int c) { return (scalar_bits + 1 + c - 1) / c; }
   static bool affine_buckets(int c) { return (1 << (c - 1)) >= 1024; }
-  static double point_add_cost(int c) { return affine_buckets(c) ? 7.0 : 11.0; }
+  static double point_add_cost(int c) { return affine_buckets(c) ? 9.5 : 11.0; }
 
   // Window bits for n points spread over `chunks_per_window` bucket sets per window.
   static int window_bits(size_t n, size_t chunks_per_window) {

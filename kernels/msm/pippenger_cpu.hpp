@@ -98,7 +98,7 @@ ec::jacobian_t<Curve> msm_canonical(std::span<const ec::affine_t<Curve>> bases,
       // sum_k k * bucket[k-1] by running sums from the top bucket down.
       Point running = Point::infinity(), sum = Point::infinity();
       for (size_t k = buckets.size(); k-- > 0;) {
-        running += buckets.sum(k);
+        buckets.add_bucket_to(k, running);
         sum += running;
       }
       task_sums[task] = sum;
