@@ -49,7 +49,8 @@ class AffineBuckets {
         pending_flag_(count, 0),
         batch_limit_(std::max<size_t>(1, std::min(batch_size, count / 2))) {
     pending_.reserve(batch_limit_);
-    scratch_.resize(batch_limit_);
+    prefix_.resize(batch_limit_);
+    denominators_.resize(batch_limit_);
   }
 
   void reset() {
@@ -114,17 +115,17 @@ class AffineBuckets {
   void flush() {
     size_t n = pending_.size();
     if (n == 0) return;
-    // scratch_[k] = prefix product of denominators before k.
+    // prefix_[k] = product of the denominators before k.
     Field acc = Field::one();
     for (size_t k = 0; k < n; ++k) {
-      scratch_[k] = acc;
-      acc = acc * denominator(k);
+      prefix_[k] = acc;
+      denominators_[k] = denominator(k);
+      acc = acc * denominators_[k];
     }
     Field inv = acc.inverse();
     for (size_t k = n; k-- > 0;) {
-      Field d = denominator(k);
-      Field d_inv = inv * scratch_[k];
-      inv = inv * d;
+      Field d_inv = inv * prefix_[k];
+      inv = inv * denominators_[k];
       apply(k, d_inv);
     }
     for (const auto& a : pending_) pending_flag_[a.bucket] = 0;
@@ -164,7 +165,7 @@ class AffineBuckets {
   std::vector<uint8_t> pending_flag_;
   size_t batch_limit_;
   std::vector<Addition> pending_, deferred_;
-  std::vector<Field> scratch_;
+  std::vector<Field> prefix_, denominators_;
 };
 
 }  // namespace zk::msm

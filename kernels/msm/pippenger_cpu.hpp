@@ -29,12 +29,12 @@ struct Scalar256 {
   uint64_t limbs[4];
   // Bits [lo, lo+count) (count <= 32), zero above bit 255 and below bit 0.
   uint32_t bits(int lo, int count) const {
-    uint64_t v = 0;
-    for (int k = 0; k < count; ++k) {
-      int b = lo + k;
-      if (b >= 0 && b < 256) v |= ((limbs[b / 64] >> (b % 64)) & 1) << k;
-    }
-    return static_cast<uint32_t>(v);
+    if (lo < 0) return bits(0, count + lo) << -lo;
+    if (lo >= 256 || count <= 0) return 0;
+    int word = lo / 64, shift = lo % 64;
+    uint64_t v = limbs[word] >> shift;
+    if (shift + count > 64 && word + 1 < 4) v |= limbs[word + 1] << (64 - shift);
+    return static_cast<uint32_t>(v & ((uint64_t{1} << count) - 1));
   }
 };
 
