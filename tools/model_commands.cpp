@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "calibration.hpp"
+#include "engine/circom/circom_job.hpp"
 #include "compare.hpp"
 #include "report.hpp"
 #include "scenario.hpp"
@@ -54,6 +55,19 @@ Scenario scenario_with_settings(const std::string& path, const std::vector<std::
   return scenario;
 }
 
+// A circom circuit as the workload: constraints and the shares of 0 and 1 scalars from its
+// .zkey and .wtns (zk::circom::describe_circom_workload).
+Scenario with_circom_workload(Scenario scenario, const std::vector<std::string>& zkey_and_wtns) {
+  const auto w = zk::circom::describe_circom_workload(zkey_and_wtns.at(0), zkey_and_wtns.at(1));
+  const double vars = std::max<double>(1, w.num_vars);
+  scenario = with_setting(scenario, "workload.constraints_per_partition", std::to_string(std::max<uint64_t>(1, w.num_constraints)));
+  scenario = with_setting(scenario, "workload.zero_scalar_share", fmt::format("{:.6f}", w.zero_scalars / vars));
+  scenario = with_setting(scenario, "workload.one_scalar_share", fmt::format("{:.6f}", w.one_scalars / vars));
+  std::cout << fmt::format("workload from circom: {} constraints, domain 2^{}, {} variables, {:.1f}% of scalars 0 or 1\n",
+                           w.num_constraints, w.lg_domain, w.num_vars, 100.0 * w.zero_one_share());
+  return scenario;
+}
+
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream out(path);
   if (!out) throw std::runtime_error(fmt::format("cannot write {}: check the folder exists", path));
@@ -63,18 +77,21 @@ void write_text(const std::string& path, const std::string& text) {
 void add_simulate(CLI::App& app) {
   struct Options {
     std::string scenario, trace_csv, chrome_trace;
-    std::vector<std::string> settings;
+    std::vector<std::string> settings, circom;
     std::optional<std::uint64_t> seed;
   };
   auto options = std::make_shared<Options>();
   CLI::App* command = app.add_subcommand("simulate", "Simulate one scenario with the SimGrid model");
+  command->add_option("--circom", options->circom, "take the workload from a circom circuit: ZKEY WTNS")
+      ->expected(2)->check(CLI::ExistingFile);
   command->add_option("scenario", options->scenario, "scenario TOML file")->required()->check(CLI::ExistingFile);
   command->add_option("--seed", options->seed, "seed for injected faults (overrides the scenario's)");
   command->add_option("--set", options->settings, "override a key: --set policy.pool_slabs=8 (value in TOML)");
   command->add_option("-o,--trace", options->trace_csv, "write the simulated trace CSV here (and its .json sidecar)");
   command->add_option("--perfetto", options->chrome_trace, "write a Chrome/Perfetto trace JSON here");
   command->callback(guarded("simulate", [options] {
-    const Scenario scenario = scenario_with_settings(options->scenario, options->settings, options->seed);
+    Scenario scenario = scenario_with_settings(options->scenario, options->settings, options->seed);
+    if (!options->circom.empty()) scenario = with_circom_workload(std::move(scenario), options->circom);
     const auto started = std::chrono::steady_clock::now();
     const SimulationResult result = simulate(scenario);
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
