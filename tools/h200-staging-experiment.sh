@@ -25,6 +25,7 @@
 #   --circuits "A B"          circuits of the comparison (default "poseidon-merkle dense")
 #   --sweep-circuit NAME      circuit of the sweep (default poseidon-merkle; "none" skips it)
 #   --sweep-threads "..."     (default "4 8 12 16")     --sweep-slabs "..."  (default "1 2 4 8")
+#   --sweep-constraints N     constraints per partition of the sweep (default: --constraints)
 #   --budget SIZE             host memory budget passed to every run (default: zkpipe's, 80% of free)
 #   --out DIR                 where traces and the summary go
 #   --keys DIR                where proving keys are made once and reused (default out/keys)
@@ -43,6 +44,7 @@ circuits="poseidon-merkle dense"
 sweep_circuit=poseidon-merkle
 sweep_threads="4 8 12 16"
 sweep_slabs="1 2 4 8"
+sweep_constraints=
 budget=()
 out=$here/scenarios/calibration/traces/staging-$(hostname)-$(date -u +%Y%m%dT%H%M%SZ)
 keys=$here/out/keys
@@ -58,6 +60,7 @@ while [ $# -gt 0 ]; do
     --sweep-circuit) sweep_circuit=$2 ;;
     --sweep-threads) sweep_threads=$2 ;;
     --sweep-slabs) sweep_slabs=$2 ;;
+    --sweep-constraints) sweep_constraints=$2 ;;
     --budget) budget=(--budget "$2") ;;
     --out) out=$2 ;;
     --keys) keys=$2 ;;
@@ -77,11 +80,13 @@ echo "h200-staging-experiment: backend $backend, $partitions partitions of $cons
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,pcie.link.gen.current,pcie.link.width.current,memory.total \
   --format=csv,noheader >"$out/gpus.txt" 2>/dev/null || true
 
-key_for() {  # circuit -> proving key path, made once
-  local dir=$keys/$1-$constraints
+setup_backend=cpu
+[ "$backend" = cuda ] && setup_backend=cuda  # the fixed-base products of setup on the GPU
+key_for() {  # circuit constraints -> proving key path, made once
+  local dir=$keys/$1-$2
   if [ ! -f "$dir/proving.key" ]; then
-    echo "== setup $1 ($constraints constraints) into $dir" >&2
-    "$zkpipe" setup --circuit "$1" --constraints "$constraints" --out-dir "$dir" >"$dir.setup.log" 2>&1 ||
+    echo "== setup $1 ($2 constraints, fixed-base products on $setup_backend) into $dir" >&2
+    "$zkpipe" setup --circuit "$1" --constraints "$2" --backend "$setup_backend" --out-dir "$dir" >"$dir.setup.log" 2>&1 ||
       { mkdir -p "$dir"; cat "$dir.setup.log"; echo "h200-staging-experiment: setup of $1 failed" >&2; exit 1; }
   fi
   echo "$dir/proving.key"
@@ -90,10 +95,10 @@ key_for() {  # circuit -> proving key path, made once
 # field LOG PATTERN AWK_FIELD: the field of the first line matching PATTERN ("" when absent)
 field() { awk -v f="$3" "/$2/ { print \$f; exit }" "$1"; }
 
-run() {  # circuit run-name staging threads slabs [extra zkpipe options...]
-  local circuit=$1 name=$2 staging=$3 run_threads=$4 slabs=$5; shift 5
+run() {  # circuit constraints run-name staging threads slabs [extra zkpipe options...]
+  local circuit=$1 run_constraints=$2 name=$3 staging=$4 run_threads=$5 slabs=$6; shift 6
   local dir=$out/$circuit/$name key
-  key=$(key_for "$circuit")
+  key=$(key_for "$circuit" "$run_constraints")
   mkdir -p "$dir"
   local slab_option=()
   [ "$staging" = pinned ] && slab_option=(--pool-slabs "$slabs")
@@ -120,21 +125,21 @@ run() {  # circuit run-name staging threads slabs [extra zkpipe options...]
 
 pinned_slabs=$((threads + 2 * workers))  # every synthesis thread and every worker holds one partition
 for circuit in $circuits; do
-  run "$circuit" pageable pageable "$threads" ""
-  run "$circuit" pinned pinned "$threads" "$pinned_slabs"
-  run "$circuit" synth pinned "$threads" "$pinned_slabs" --stage-alone synthesis
-  run "$circuit" gpu pinned 2 "$((2 + 2 * workers))" --stage-alone gpu  # two threads replaying rows keep the workers fed
+  run "$circuit" "$constraints" pageable pageable "$threads" ""
+  run "$circuit" "$constraints" pinned pinned "$threads" "$pinned_slabs"
+  run "$circuit" "$constraints" synth pinned "$threads" "$pinned_slabs" --stage-alone synthesis
+  run "$circuit" "$constraints" gpu pinned 2 "$((2 + 2 * workers))" --stage-alone gpu  # two threads replaying rows keep the workers fed
 done
 if [ "$sweep_circuit" != none ]; then
   for t in $sweep_threads; do
-    for s in $sweep_slabs; do run "$sweep_circuit" "sweep-t$t-s$s" pinned "$t" "$s"; done
+    for s in $sweep_slabs; do run "$sweep_circuit" "${sweep_constraints:-$constraints}" "sweep-t$t-s$s" pinned "$t" "$s"; done
   done
 fi
 
 # The table, and the issue's expectations checked per circuit.
 summary=$out/summary.md
 {
-  echo "# Staging experiment: backend $backend, $partitions partitions of $constraints constraints, $(nproc) cores, $(date -u +%F)"
+  echo "# Staging experiment: backend $backend, $partitions partitions of $constraints constraints (sweep: ${sweep_constraints:-$constraints}), $(nproc) cores, $(date -u +%F)"
   echo
   echo "| circuit | run | staging (memory) | synth threads | slabs | proved | partitions/s | a/b/c H2D GB/s | idle H2D GB/s | GPU util % | pool wait s |"
   echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"

@@ -12,6 +12,7 @@
 
 #include "engine/circom/circom_job.hpp"
 #include "engine/circuits/circuit.hpp"
+#include "engine/groth16/backend_registry.hpp"
 #include "engine/groth16/keys.hpp"
 #include "engine/groth16/setup.hpp"
 #include "engine/groth16/snarkjs_json.hpp"
@@ -59,13 +60,16 @@ struct SetupOptions {
   uint64_t constraints = 1 << 14;
   uint64_t seed = 1;
   fs::path out_dir = "zkpipe-keys";
+  std::string backend = "cpu";  // where the fixed-base products run
 };
 
 void run_setup(const SetupOptions& o) {
   auto circuit = circuits::make_circuit({o.circuit, o.constraints});
   check_fits(estimated_setup_bytes(o.constraints), "setup");
+  auto fixed_base = groth16::make_fixed_base_multiplier(o.backend);
   fs::create_directories(o.out_dir);
-  fmt::print("setup: circuit {} (target {} constraints), {} threads\n", o.circuit, o.constraints, worker_threads());
+  fmt::print("setup: circuit {} (target {} constraints), {} threads, fixed-base products on {}\n", o.circuit,
+             o.constraints, worker_threads(), fixed_base->name());
   fmt::print("setup: WARNING toxic waste derived from seed {}: for testing and benchmarks only, "
              "anyone with the seed can forge proofs\n", o.seed);
   auto t0 = Clock::now();
@@ -81,7 +85,8 @@ void run_setup(const SetupOptions& o) {
                              fmt::print("setup:   {} (+{:.2f} s)\n", step, seconds_since(last));
                              std::fflush(stdout);
                              last = Clock::now();
-                           });
+                           },
+                           fixed_base.get());
   fs::path key = o.out_dir / "proving.key", vk = o.out_dir / "verification_key.json";
   groth16::write_proving_key(pk, key);
   groth16::write_verifying_key_json(pk.verifying_key(), vk);

@@ -5,6 +5,7 @@
 #include "engine/groth16/cpu_backend.hpp"
 #ifdef ZKPIPE_HAVE_CUDA
 #include "engine/groth16/cuda_backend.hpp"
+#include "engine/groth16/cuda_setup.hpp"
 #endif
 #include "engine/util/error.hpp"
 
@@ -18,13 +19,26 @@ std::vector<std::string> backend_names() {
 #endif
 }
 
+namespace {
+[[noreturn]] void unavailable(const std::string& name) {
+  fail("backend '{}' is not available in this build; available: {}", name, fmt::join(backend_names(), ", "));
+}
+}  // namespace
+
 std::unique_ptr<ProverBackend> make_backend(const std::string& name) {
   if (name == "cpu") return std::make_unique<CpuBackend>();
 #ifdef ZKPIPE_HAVE_CUDA
   if (name == "cuda") return std::make_unique<CudaBackend>();
 #endif
-  fail("backend '{}' is not available in this build; available: {}", name,
-       fmt::join(backend_names(), ", "));
+  unavailable(name);
+}
+
+std::unique_ptr<FixedBaseMultiplier> make_fixed_base_multiplier(const std::string& name) {
+  if (name == "cpu") return std::make_unique<CpuFixedBase>();
+#ifdef ZKPIPE_HAVE_CUDA
+  if (name == "cuda") return std::make_unique<CudaFixedBaseMultiplier>();
+#endif
+  unavailable(name);
 }
 
 }  // namespace zk::groth16

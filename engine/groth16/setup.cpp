@@ -1,7 +1,8 @@
 #include "engine/groth16/setup.hpp"
 
+#include <fmt/format.h>
+
 #include "engine/util/rng.hpp"
-#include "kernels/ec/fixed_base.hpp"
 #include "kernels/ntt/domain.hpp"
 #include "kernels/util/parallel.hpp"
 
@@ -38,13 +39,17 @@ std::vector<Fr> scaled_ratios(size_t count, const Fr& tau, const Fr& start, cons
 
 }  // namespace
 
+CpuFixedBase::CpuFixedBase() : g1_(bls12_381::g1_generator()), g2_(bls12_381::g2_generator()) {}
+std::vector<G1Affine> CpuFixedBase::g1(std::span<const Fr> scalars) { return g1_.mul_many(scalars); }
+std::vector<G2Affine> CpuFixedBase::g2(std::span<const Fr> scalars) { return g2_.mul_many(scalars); }
+
 ToxicWaste ToxicWaste::from_seed(uint64_t seed) {
   Rng rng(seed ^ 0x746f786963ull);  // "toxic"
   return {rng.field<Fr>(), rng.field<Fr>(), rng.field<Fr>(), rng.field<Fr>()};
 }
 
 ProvingKey setup(const r1cs::R1cs& r1cs, const ToxicWaste& waste, const circuits::CircuitSpec& spec,
-                 const SetupProgress& progress) {
+                 const SetupProgress& progress, FixedBaseMultiplier* fixed_base) {
   auto step = [&](std::string_view name) {
     if (progress) progress(name);
   };
@@ -91,29 +96,27 @@ ProvingKey setup(const r1cs::R1cs& r1cs, const ToxicWaste& waste, const circuits
   pk.num_vars = num_vars;
   pk.lg_domain = static_cast<uint32_t>(lg);
 
-  step("G1 table");
-  ec::FixedBaseTable<G1Curve> g1(bls12_381::g1_generator());
-  step("G2 table");
-  ec::FixedBaseTable<G2Curve> g2(bls12_381::g2_generator());
-  auto one_g1 = [&](const Fr& k) { return g1.mul_many(std::span(&k, 1))[0]; };
-  auto one_g2 = [&](const Fr& k) { return g2.mul_many(std::span(&k, 1))[0]; };
+  std::unique_ptr<FixedBaseMultiplier> cpu;
+  if (!fixed_base) fixed_base = (cpu = std::make_unique<CpuFixedBase>()).get();
+  auto one_g1 = [&](const Fr& k) { return fixed_base->g1(std::span(&k, 1))[0]; };
+  auto one_g2 = [&](const Fr& k) { return fixed_base->g2(std::span(&k, 1))[0]; };
   pk.alpha1 = one_g1(waste.alpha);
   pk.beta1 = one_g1(waste.beta);
   pk.delta1 = one_g1(waste.delta);
   pk.beta2 = one_g2(waste.beta);
   pk.gamma2 = bls12_381::g2_generator();
   pk.delta2 = one_g2(waste.delta);
-  step("G1 points: a");
-  pk.a = g1.mul_many(u);
+  step(fmt::format("G1 points: a ({})", fixed_base->name()));
+  pk.a = fixed_base->g1(u);
   step("G1 points: b1");
-  pk.b1 = g1.mul_many(v);
+  pk.b1 = fixed_base->g1(v);
   step("G1 points: ic, l");
-  pk.ic = g1.mul_many(ic_scalars);
-  pk.l = g1.mul_many(l_scalars);
+  pk.ic = fixed_base->g1(ic_scalars);
+  pk.l = fixed_base->g1(l_scalars);
   step("G1 points: h");
-  pk.h = g1.mul_many(h_scalars);
+  pk.h = fixed_base->g1(h_scalars);
   step("G2 points: b2");
-  pk.b2 = g2.mul_many(v);
+  pk.b2 = fixed_base->g2(v);
   return pk;
 }
 
