@@ -84,12 +84,28 @@ struct mont_t {
   friend ZK_HD bool operator!=(const mont_t& a, const mont_t& b) { return !(a == b); }
 
   friend ZK_HD mont_t operator+(const mont_t& a, const mont_t& b) {
+#if defined(ZK_X86_ADX)
+    if constexpr (N == 4 || N == 6) {
+      mont_t s;
+      if constexpr (N == 4) mont_add_x86_4(s.l, a.l, b.l, zero_then_modulus);
+      else mont_add_x86_6(s.l, a.l, b.l, zero_then_modulus);
+      return s;
+    }
+#endif
     mont_t s;
     uint64_t carry = 0;
     ZK_UNROLL for (int i = 0; i < N; ++i) s.l[i] = adc(a.l[i], b.l[i], carry);
     return s.reduced_once();
   }
   friend ZK_HD mont_t operator-(const mont_t& a, const mont_t& b) {
+#if defined(ZK_X86_ADX)
+    if constexpr (N == 4 || N == 6) {
+      mont_t d;
+      if constexpr (N == 4) mont_sub_x86_4(d.l, a.l, b.l, zero_then_modulus);
+      else mont_sub_x86_6(d.l, a.l, b.l, zero_then_modulus);
+      return d;
+    }
+#endif
     mont_t d;
     uint64_t borrow = 0;
     ZK_UNROLL for (int i = 0; i < N; ++i) d.l[i] = sbb(a.l[i], b.l[i], borrow);
@@ -116,12 +132,10 @@ struct mont_t {
 #else
 #if defined(ZK_X86_ADX)
     if constexpr (N == 4 || N == 6) {
-      static constexpr uint64_t q[6] = {modulus_limb(0), modulus_limb(1), modulus_limb(2),
-                                        modulus_limb(3), modulus_limb(4), modulus_limb(5)};
       mont_t r;
-      if constexpr (N == 4) mont_mul_x86_4(r.l, a.l, b.l, q, P::inv());
-      else mont_mul_x86_6(r.l, a.l, b.l, q, P::inv());
-      return r.reduced_once();
+      if constexpr (N == 4) mont_mul_x86_4(r.l, a.l, b.l, zero_then_modulus + N, P::inv());
+      else mont_mul_x86_6(r.l, a.l, b.l, zero_then_modulus + N, P::inv());
+      return r;
     }
 #endif
     uint64_t t[N];
@@ -156,7 +170,15 @@ struct mont_t {
   }
 
  private:
-  static constexpr uint64_t modulus_limb(int i) { return i < N ? P::modulus(i) : 0; }
+#if defined(ZK_X86_ADX)
+  // N zero limbs then the modulus: the x86 kernels add or subtract one row or the other.
+  static constexpr uint64_t zero_then_modulus_limb(int i) { return i >= N && i < 2 * N ? P::modulus(i - N) : 0; }
+  static constexpr uint64_t zero_then_modulus[12] = {
+      zero_then_modulus_limb(0), zero_then_modulus_limb(1), zero_then_modulus_limb(2),
+      zero_then_modulus_limb(3), zero_then_modulus_limb(4), zero_then_modulus_limb(5),
+      zero_then_modulus_limb(6), zero_then_modulus_limb(7), zero_then_modulus_limb(8),
+      zero_then_modulus_limb(9), zero_then_modulus_limb(10), zero_then_modulus_limb(11)};
+#endif
   // Subtracts m when the value is >= m (inputs are < 2m). Branch-free: the outcome is random,
   // and a mispredicted branch here cost more than the whole subtraction.
   ZK_HD mont_t reduced_once() const {
