@@ -3,8 +3,8 @@
 // multi_pairing(pairs) = prod e(P_i, Q_i), computed as one Miller loop product followed by one
 // final exponentiation to the power 3(p^12 - 1)/r, the convention of noble and snarkjs, so
 // e(alpha, beta) equals snarkjs's vk_alphabeta_12 coefficient for coefficient. Pairs with a point at infinity contribute 1.
-// Host-only; written for clarity (affine Miller loop, final exponentiation by plain powering)
-// since verification costs a few milliseconds either way. Thread-safe: pure functions.
+// Host-only; affine Miller loop (one inversion per step for all pairs), final exponentiation by
+// the p^2 Frobenius and square-and-multiply with cyclotomic squarings. Thread-safe: pure functions.
 #pragma once
 #include <span>
 #include <utility>
