@@ -233,9 +233,12 @@ int main(int argc, char** argv) {
       ->transform(CLI::CheckedTransformer(std::map<std::string, pipeline::StageAlone>{
           {"synthesis", pipeline::StageAlone::synthesis}, {"gpu", pipeline::StageAlone::gpu}}));
   prove->add_option("--trace-dir", prove_options.trace_dir, "write the job's trace here: trace.csv, trace.json (sidecar), trace.perfetto.json");
-  prove->add_option("--fault-seed", engine.fake.seed, "--backend fake: seed of the injected faults")->capture_default_str();
-  prove->add_option("--fault-rate", engine.fake.kernel_error_probability, "--backend fake: probability that a kernel call fails")->capture_default_str();
-  prove->add_option("--copy-fault-rate", engine.fake.copy_error_probability, "--backend fake: probability that a staging copy fails")->capture_default_str();
+  // --backend fake draws its faults from faults::FaultInjector, the model's seeded source.
+  prove->add_option("--fault-seed", engine.fake.faults.seed, "--backend fake: seed of the injected faults (replays them)")->capture_default_str();
+  prove->add_option("--fault-rate", engine.fake.faults.gpu_error_probability, "--backend fake: probability that an attempt's kernel call fails")->capture_default_str();
+  prove->add_option("--copy-fault-rate", engine.fake.faults.stalled_transfer_probability, "--backend fake: probability that an attempt's staging copy fails")->capture_default_str();
+  prove->add_option("--wrong-result-rate", engine.fake.faults.wrong_result_probability, "--backend fake: probability that an attempt's proof comes out wrong (caught by verification)")->capture_default_str();
+  prove->add_option("--device-lost-rate", engine.fake.faults.worker_death_probability, "--backend fake: probability that a worker's device is lost at an attempt's copy")->capture_default_str();
   zkey->needs(wtns)->excludes(key)->excludes(witness_seed);
   wtns->needs(zkey);
   r1cs->needs(zkey);

@@ -28,6 +28,7 @@ void validate(const FaultOptions& options) {
   require_probability(options.slow_transfer_probability, "slow_transfer_probability");
   require_probability(options.stalled_transfer_probability, "stalled_transfer_probability");
   require_probability(options.worker_death_probability, "worker_death_probability");
+  require_probability(options.wrong_result_probability, "wrong_result_probability");
   if (options.slow_transfer_probability + options.stalled_transfer_probability > 1)
     throw std::invalid_argument("faults: slow_transfer_probability + stalled_transfer_probability must be <= 1");
   if (!(options.slow_transfer_factor >= 1)) throw std::invalid_argument("faults: slow_transfer_factor must be >= 1");
@@ -35,7 +36,7 @@ void validate(const FaultOptions& options) {
 }
 
 std::uint64_t FaultCounts::total() const {
-  return gpu_errors + pinned_allocation_failures + slow_transfers + stalled_transfers + worker_deaths;
+  return gpu_errors + pinned_allocation_failures + slow_transfers + stalled_transfers + worker_deaths + wrong_results;
 }
 
 FaultCounts& FaultCounts::operator+=(const FaultCounts& other) {
@@ -44,23 +45,26 @@ FaultCounts& FaultCounts::operator+=(const FaultCounts& other) {
   slow_transfers += other.slow_transfers;
   stalled_transfers += other.stalled_transfers;
   worker_deaths += other.worker_deaths;
+  wrong_results += other.wrong_results;
   return *this;
 }
 
 std::string format_fault_counts(const FaultCounts& counts) {
-  return fmt::format("gpu_errors {} pinned_allocation_failures {} slow_transfers {} stalled_transfers {} worker_deaths {}",
-                     counts.gpu_errors, counts.pinned_allocation_failures, counts.slow_transfers,
-                     counts.stalled_transfers, counts.worker_deaths);
+  return fmt::format(
+      "gpu_errors {} pinned_allocation_failures {} slow_transfers {} stalled_transfers {} worker_deaths {} "
+      "wrong_results {}",
+      counts.gpu_errors, counts.pinned_allocation_failures, counts.slow_transfers, counts.stalled_transfers,
+      counts.worker_deaths, counts.wrong_results);
 }
 
 FaultCounts parse_fault_counts(const std::string& text) {
   FaultCounts counts;
   std::istringstream in(text);
-  std::string gpu, pinned, slow, stalled, deaths;
+  std::string gpu, pinned, slow, stalled, deaths, wrong, rest;
   in >> gpu >> counts.gpu_errors >> pinned >> counts.pinned_allocation_failures >> slow >> counts.slow_transfers >>
-      stalled >> counts.stalled_transfers >> deaths >> counts.worker_deaths;
+      stalled >> counts.stalled_transfers >> deaths >> counts.worker_deaths >> wrong >> counts.wrong_results;
   if (!in || gpu != "gpu_errors" || pinned != "pinned_allocation_failures" || slow != "slow_transfers" ||
-      stalled != "stalled_transfers" || deaths != "worker_deaths")
+      stalled != "stalled_transfers" || deaths != "worker_deaths" || wrong != "wrong_results" || in >> rest)
     throw std::invalid_argument(fmt::format("not fault counts: '{}'", text));
   return counts;
 }
@@ -106,9 +110,15 @@ bool FaultInjector::worker_dies(policy::WorkerId worker, policy::PartitionId par
   return dies;
 }
 
+bool FaultInjector::wrong_result(policy::PartitionId partition, std::uint32_t attempt) {
+  const bool wrong = draw(wrong_result_site, partition, attempt, 0) < options_.wrong_result_probability;
+  if (wrong) ++wrong_results_;
+  return wrong;
+}
+
 FaultCounts FaultInjector::injected() const {
   return {gpu_errors_.load(), pinned_allocation_failures_.load(), slow_transfers_.load(), stalled_transfers_.load(),
-          worker_deaths_.load()};
+          worker_deaths_.load(), wrong_results_.load()};
 }
 
 }  // namespace zkpipe::faults

@@ -44,8 +44,10 @@ JobShape job_shape(const Job& job) {
   return {job.partitions, job.abc_bytes(), job.witness_bytes(), job.pk->domain_size() * sizeof(Fr), job.pk->bytes()};
 }
 
-std::unique_ptr<groth16::ProverBackend> make_worker_backend(const Settings& s, uint64_t worker) {
-  if (s.backend == "fake") return std::make_unique<FakeBackend>(s.fake, worker);
+// `faults` is the job's fault source where the backend is fake (nullptr otherwise).
+std::unique_ptr<groth16::ProverBackend> make_worker_backend(const Settings& s, uint32_t worker,
+                                                            zkpipe::faults::FaultInjector* faults) {
+  if (s.backend == "fake") return std::make_unique<FakeBackend>(s.fake, *faults, worker);
   return groth16::make_backend(s.backend);
 }
 
@@ -64,6 +66,7 @@ struct Worker {
   uint32_t gpu = 0, index = 0;
   std::unique_ptr<groth16::ProverBackend> backend;
   std::vector<Fr> quotient;
+  FakeBackend* fake = nullptr;  // `backend`, where it is the fake device: told each attempt
 };
 
 class Pipeline {
@@ -100,6 +103,7 @@ class Pipeline {
   void fill(JobReport& report) {
     report.proved = policy_.counters().proved;
     report.failed_attempts = policy_.counters().failed_attempts;
+    report.failed_attempts_by_partition = failed_attempts_;
     for (uint32_t p = 0; p < job_.partitions; ++p)
       if (policy_.outcome(p) == policy::PartitionOutcome::failed)
         report.failed.push_back({p, failed_attempts_[p],
@@ -252,6 +256,7 @@ class Pipeline {
         continue;
       }
       try {
+        if (worker.fake) worker.fake->begin_attempt(partition, assignment.attempt);
         const double copy_start_s = now_s();
         worker.backend->stage_quotient_inputs(memory.a, memory.b, memory.c);
         std::vector<Fr> z = std::move(memory.z);  // now held by the worker (its own reservation)
@@ -386,9 +391,11 @@ class Pipeline {
 // The staging copy's rate with nothing else running: one partition's a/b/c from pinned memory
 // where it can be pinned (a slab of the pool, else a block pinned for the measurement), else from
 // pageable memory; the best of two copies (the first also touches the destination).
+// The fake device copies without its delays and, outside any attempt, without faults.
 std::pair<double, std::string> measure_idle_h2d(const Job& job, const Settings& s, PinnedPool* pool,
-                                                MemoryBudget& budget) {
-  auto backend = s.backend == "fake" ? std::make_unique<FakeBackend>(FakeDeviceOptions{}, 0) : make_worker_backend(s, 0);
+                                                MemoryBudget& budget, zkpipe::faults::FaultInjector* faults) {
+  auto backend = s.backend == "fake" ? std::make_unique<FakeBackend>(FakeDeviceOptions{}, *faults, 0)
+                                     : make_worker_backend(s, 0, faults);
   std::optional<PinnedPool::Lease> slab;
   std::optional<HostBlock> block;
   MemoryBudget::Reservation reservation;
@@ -429,6 +436,10 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
         format_bytes(double(job.witness_bytes())));
   say(options.log, "engine: {}\n", describe(settings));
 
+  // The fake device's one fault source, shared by its workers and the pool's pinning.
+  std::optional<zkpipe::faults::FaultInjector> faults;
+  if (settings.backend == "fake") faults.emplace(settings.fake.faults);
+
   MemoryBudget budget(settings.budget_bytes);
   auto key_reservation = budget.reserve(job.pk->bytes(), "the proving key");
   std::vector<Worker> workers;
@@ -438,7 +449,9 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
       const policy::WorkerId id = gpu * settings.workers_per_gpu + index;
       worker_reservations.push_back(budget.reserve(worker_host_bytes(shape, settings.backend), fmt::format("worker {}'s buffers", id)));
       if (settings.backend == "cuda") use_cuda_device(int(gpu));
-      Worker worker{id, gpu, index, make_worker_backend(settings, id), std::vector<Fr>(job.pk->domain_size())};
+      Worker worker{id, gpu, index, make_worker_backend(settings, id, faults ? &*faults : nullptr),
+                    std::vector<Fr>(job.pk->domain_size())};
+      worker.fake = dynamic_cast<FakeBackend*>(worker.backend.get());
       if (settings.srs_residency == SrsResidency::device) worker.backend->prepare(*job.pk);
       workers.push_back(std::move(worker));
     }
@@ -458,7 +471,7 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
   std::optional<PinnedPool> pool;
   report.staging_memory = "pageable";
   if (*settings.staging == Staging::pinned) {
-    pool.emplace(settings.pool_slabs, job.abc_bytes(), budget, settings.backend == "fake" && settings.fake.refuse_pinning);
+    pool.emplace(settings.pool_slabs, job.abc_bytes(), budget, faults && faults->pinned_allocation_fails());
     report.pool_allocation_s = pool->allocation_seconds();
     switch (pool->memory()) {
       case PinnedPool::Memory::pinned:
@@ -477,7 +490,7 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
         break;
     }
   }
-  auto [idle_gbps, idle_from] = measure_idle_h2d(job, settings, pool ? &*pool : nullptr, budget);
+  auto [idle_gbps, idle_from] = measure_idle_h2d(job, settings, pool ? &*pool : nullptr, budget, faults ? &*faults : nullptr);
   report.idle_h2d_gbps = idle_gbps;
   report.idle_h2d_from = idle_from;
   say(options.log, "engine: idle staging copy {:.2f} GB/s from {} memory (backend {})\n", idle_gbps, idle_from, settings.backend);
@@ -493,6 +506,7 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
   report.pool_slabs_leased_max = pool ? pool->leased_max() : 0;
   report.budget_reserved_max_bytes = budget.reserved_bytes_max();
   report.summary = trace::summarize(report.trace);
+  if (faults) report.faults_injected = faults->injected();
   return report;
 }
 
@@ -543,8 +557,23 @@ std::string format_report(const JobReport& report) {
                       report.staging_memory, report.idle_h2d_gbps, report.idle_h2d_from,
                       format_bytes(double(report.budget_reserved_max_bytes)),
                       format_bytes(double(report.settings.budget_bytes)), report.pool_slabs_leased_max);
+  if (report.settings.backend == "fake")
+    text += fmt::format("engine: fake device faults injected {} ({}; fault seed {})\n", report.faults_injected.total(),
+                        zkpipe::faults::format_fault_counts(report.faults_injected), report.settings.fake.faults.seed);
   text += trace::format_summary(report.summary);
   return text;
+}
+
+trace::RunExpectations trace_expectations(const JobReport& report) {
+  trace::RunExpectations expected;
+  expected.partitions = report.partitions;
+  expected.proved = report.proved;
+  expected.failed = uint32_t(report.failed.size());
+  expected.host_budget_bytes = report.partition_budget_bytes;
+  expected.partitions_in_flight_max = report.settings.partitions_in_flight;
+  if (report.settings.staging == Staging::pinned) expected.pool_slabs = report.settings.pool_slabs;
+  expected.proofs_may_be_rejected = true;
+  return expected;
 }
 
 }  // namespace zk::pipeline

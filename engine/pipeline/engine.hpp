@@ -26,6 +26,8 @@
 #include "engine/groth16/prover.hpp"
 #include "engine/pipeline/job.hpp"
 #include "engine/pipeline/settings.hpp"
+#include "faults/fault_injector.hpp"
+#include "trace/invariants.hpp"
 #include "trace/summary.hpp"
 #include "trace/trace.hpp"
 
@@ -54,6 +56,8 @@ struct JobReport {
   std::vector<PartitionFailure> failed;
   std::vector<std::string> workers_lost;
   uint32_t failed_attempts = 0;
+  std::vector<uint32_t> failed_attempts_by_partition;  // indexed by partition
+  zkpipe::faults::FaultCounts faults_injected;          // by the fake device (zero for other backends)
   double idle_h2d_gbps = 0;         // one partition's a/b/c staged before the job, nothing else running
   std::string idle_h2d_from;        // "pinned" or "pageable" memory
   double pool_allocation_s = 0;
@@ -79,5 +83,10 @@ void write_trace_files(const std::filesystem::path& dir, const Job& job, const J
 
 // The closing block printed after a job: summary figures and per-phase medians.
 std::string format_report(const JobReport& report);
+
+// What the shared trace checker (trace::check_invariants) expects of this job's measured trace:
+// the report's counts and limits, proofs that may be rejected (the engine verifies each one and
+// retries a proof that fails), and the pool's slabs where every copy was staged pinned.
+trace::RunExpectations trace_expectations(const JobReport& report);
 
 }  // namespace zk::pipeline

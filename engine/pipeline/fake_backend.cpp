@@ -6,62 +6,91 @@
 #include "engine/groth16/cpu_backend.hpp"
 
 namespace zk::pipeline {
+namespace {
 
-FakeBackend::FakeBackend(const FakeDeviceOptions& options, uint64_t stream)
-    : options_(options),
-      stream_(stream),
-      random_(options.seed * 0x9e3779b97f4a7c15ull + stream),
-      cpu_(std::make_unique<groth16::CpuBackend>()) {}
-
-bool FakeBackend::draw(double probability) {
-  // Always draw, so the stream's position does not depend on which probabilities are zero.
-  const double u = double(random_.next_u64() >> 11) * 0x1.0p-53;
-  return u < probability;
+void sleep_s(double seconds) {
+  if (seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
 }
 
-void FakeBackend::device_call(const char* site, double delay_s, double error_probability) {
-  if (lost_ || draw(options_.device_lost_probability)) {
-    lost_ = true;
-    throw DeviceLost(fmt::format("fake device {} lost at {} (fault seed {})", stream_, site, options_.seed));
-  }
-  if (delay_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(delay_s));
-  if (draw(error_probability))
-    throw DeviceError(fmt::format("fake device {}: injected error in {} (fault seed {})", stream_, site, options_.seed));
+}  // namespace
+
+using zkpipe::faults::TransferFault;
+
+FakeBackend::FakeBackend(const FakeDeviceOptions& options, zkpipe::faults::FaultInjector& faults, uint32_t worker)
+    : options_(options), faults_(faults), worker_(worker), cpu_(std::make_unique<groth16::CpuBackend>()) {}
+
+void FakeBackend::begin_attempt(uint32_t partition, uint32_t attempt) { attempt_ = Attempt{partition, attempt}; }
+
+std::string FakeBackend::where() const {
+  const uint64_t seed = faults_.options().seed;
+  if (!attempt_) return fmt::format("fake device {} (fault seed {})", worker_, seed);
+  return fmt::format("fake device {}, partition {} attempt {} (fault seed {})", worker_, attempt_->partition,
+                     attempt_->attempt, seed);
+}
+
+void FakeBackend::throw_if_lost(const char* site) const {
+  if (lost_) throw DeviceLost(fmt::format("{}: {} on a lost device", where(), site));
 }
 
 void FakeBackend::stage_quotient_inputs(std::span<const groth16::Fr> a, std::span<const groth16::Fr> b,
                                         std::span<const groth16::Fr> c) {
-  device_call("copy", options_.copy_delay_s, options_.copy_error_probability);
+  throw_if_lost("copy");
+  const TransferFault transfer =
+      attempt_ ? faults_.transfer_fault(attempt_->partition, attempt_->attempt) : TransferFault::none;
+  if (transfer == TransferFault::stalled) {
+    sleep_s(faults_.options().stalled_transfer_s);
+    throw DeviceError(fmt::format("{}: injected copy error: the staging copy stalled and its watchdog gave up after {} s",
+                                  where(), faults_.options().stalled_transfer_s));
+  }
+  sleep_s(options_.copy_delay_s * (transfer == TransferFault::slow ? faults_.options().slow_transfer_factor : 1));
   ProverBackend::stage_quotient_inputs(a, b, c);
+  if (attempt_ && faults_.worker_dies(worker_, attempt_->partition, attempt_->attempt)) {
+    lost_ = true;
+    throw DeviceLost(fmt::format("{}: injected device loss at the end of the copy", where()));
+  }
+}
+
+void FakeBackend::kernel_call(const char* site) {
+  throw_if_lost(site);
+  sleep_s(options_.kernel_delay_s);
+  if (!attempt_ || attempt_->kernel_error_asked) return;
+  attempt_->kernel_error_asked = true;
+  if (faults_.gpu_error(attempt_->partition, attempt_->attempt))
+    throw DeviceError(fmt::format("{}: injected kernel error in {}", where(), site));
+}
+
+groth16::G1 FakeBackend::maybe_corrupt(groth16::G1 result) {
+  if (!attempt_ || attempt_->wrong_result_asked) return result;
+  attempt_->wrong_result_asked = true;
+  if (faults_.wrong_result(attempt_->partition, attempt_->attempt)) result += bls12_381::g1_generator();
+  return result;
 }
 
 void FakeBackend::quotient_evaluations(std::span<groth16::Fr> a, std::span<groth16::Fr> b,
                                        std::span<groth16::Fr> c, const ntt::Domain& domain) {
-  device_call("quotient", options_.kernel_delay_s, options_.kernel_error_probability);
+  kernel_call("quotient");
   cpu_->quotient_evaluations(a, b, c, domain);
 }
 
 groth16::G1 FakeBackend::msm(std::span<const groth16::G1Affine> bases, std::span<const uint32_t> indices,
                              std::span<const groth16::Fr> scalars) {
-  device_call("msm G1", options_.kernel_delay_s, options_.kernel_error_probability);
-  return cpu_->msm(bases, indices, scalars);
+  kernel_call("msm G1");
+  return maybe_corrupt(cpu_->msm(bases, indices, scalars));
 }
 
 groth16::G2 FakeBackend::msm(std::span<const groth16::G2Affine> bases, std::span<const uint32_t> indices,
                              std::span<const groth16::Fr> scalars) {
-  device_call("msm G2", options_.kernel_delay_s, options_.kernel_error_probability);
+  kernel_call("msm G2");
   return cpu_->msm(bases, indices, scalars);
 }
 
 groth16::G1 FakeBackend::sum(std::span<const groth16::G1Affine> bases, std::span<const uint32_t> indices) {
-  device_call("batch addition G1", options_.kernel_delay_s, options_.kernel_error_probability);
-  groth16::G1 total = cpu_->sum(bases, indices);
-  if (draw(options_.wrong_result_probability)) total += bls12_381::g1_generator();
-  return total;
+  kernel_call("batch addition G1");
+  return maybe_corrupt(cpu_->sum(bases, indices));
 }
 
 groth16::G2 FakeBackend::sum(std::span<const groth16::G2Affine> bases, std::span<const uint32_t> indices) {
-  device_call("batch addition G2", options_.kernel_delay_s, options_.kernel_error_probability);
+  kernel_call("batch addition G2");
   return cpu_->sum(bases, indices);
 }
 

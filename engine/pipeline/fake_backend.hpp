@@ -1,25 +1,33 @@
 // fake_backend.hpp — a fake GPU for running the engine without one: a ProverBackend that computes
-// with the CPU backend (so its proofs verify) and injects seeded faults and delays at the sites
-// where a real device fails. The faults, each recoverable by the engine:
-//  - copy_error:   stage_quotient_inputs throws DeviceError (a failed H2D copy): the attempt is
-//                  retried, the partition's host memory having been returned;
-//  - kernel_error: a quotient or MSM call throws DeviceError (a CUDA launch error): retried;
-//  - wrong_result: a batch addition returns a wrong point (silent corruption): the proof fails
-//                  verification, is not written, and the attempt is retried;
-//  - device_lost:  the call and every later one throw DeviceLost (an unrecoverable device): the
-//                  engine retires the worker and requeues its partition on the others.
-//  - refuse_pinning: the host cannot page-lock memory (cudaHostAlloc refused): the engine warns
-//                  and stages in pageable memory for the whole job.
-// Delays stretch the copy and each kernel call, so tests see overlap and waiting. Every fault is
-// drawn from one SplitMix64 stream seeded by (seed, stream): a failing test prints its seed, and
-// the same seed gives each worker the same sequence of draws. Not thread-safe (one per worker).
+// with the CPU backend (so its proofs verify) and injects faults and delays at the sites where a
+// real device fails. Every fault comes from the job's faults::FaultInjector, the one seeded
+// source the model draws from too (engine/faults/fault_injector.hpp), keyed the model's way:
+//  - copy error / stall (stalled_transfer, per partition and attempt): stage_quotient_inputs
+//    hangs stalled_transfer_s, then throws DeviceError as a watchdog would: the attempt is
+//    retried, the partition's host memory having been returned;
+//  - slow copy (slow_transfer, per partition and attempt): the copy delay is slow_transfer_factor
+//    times longer;
+//  - device lost (worker_death, per worker, partition and attempt): at the end of the copy, the
+//    call and every later one throw DeviceLost (an unrecoverable device): the engine retires the
+//    worker and requeues its partition on the others;
+//  - kernel error (gpu_error, per partition and attempt): the attempt's first kernel call throws
+//    DeviceError (a CUDA launch error): retried;
+//  - wrong result (wrong_result, per partition and attempt): the attempt's first G1 MSM or batch
+//    addition returns a wrong point (silent corruption): the proof fails verification, is not
+//    written, and the attempt is retried;
+//  - refused pinning (pinned_allocation_failure, once per job): decided by the engine where it
+//    allocates the pool; it warns and stages in pageable memory for the whole job.
+// Each site is asked once per attempt, so the injector's counts are the faults injected. Delays
+// stretch the copy and each kernel call, so tests see overlap and waiting. Error messages carry
+// the fault seed. Not thread-safe (one per worker); the injector is shared and thread-safe.
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "engine/groth16/backend.hpp"
 #include "engine/util/error.hpp"
-#include "engine/util/rng.hpp"
+#include "faults/fault_injector.hpp"
 
 namespace zk::pipeline {
 
@@ -35,20 +43,25 @@ class DeviceLost : public Error {
 };
 
 struct FakeDeviceOptions {
-  uint64_t seed = 1;
-  double copy_error_probability = 0;
-  double kernel_error_probability = 0;
-  double wrong_result_probability = 0;
-  double device_lost_probability = 0;
-  bool refuse_pinning = false;
+  // The seed and each fault's probability. A fake copy error fails at once (stalled_transfer_s 0)
+  // unless told to hang first.
+  zkpipe::faults::FaultOptions faults = [] {
+    zkpipe::faults::FaultOptions options;
+    options.stalled_transfer_s = 0;
+    return options;
+  }();
   double copy_delay_s = 0;    // added to each stage_quotient_inputs
   double kernel_delay_s = 0;  // added to each quotient, MSM and batch-addition call
 };
 
 class FakeBackend final : public groth16::ProverBackend {
  public:
-  // `stream` separates the fault streams of the workers of one job.
-  FakeBackend(const FakeDeviceOptions& options, uint64_t stream);
+  // `faults` (the job's, shared by its workers) must outlive the backend; `worker` keys device loss.
+  FakeBackend(const FakeDeviceOptions& options, zkpipe::faults::FaultInjector& faults, uint32_t worker);
+  // Names the attempt the next calls serve: their faults are keyed by it. Calls before the first
+  // attempt (the engine's idle copy measurement) inject none.
+  void begin_attempt(uint32_t partition, uint32_t attempt);
+
   std::string name() const override { return "fake"; }
   void prepare(const groth16::ProvingKey& pk) override { cpu_->prepare(pk); }
   void quotient_evaluations(std::span<groth16::Fr> a, std::span<groth16::Fr> b, std::span<groth16::Fr> c,
@@ -63,13 +76,22 @@ class FakeBackend final : public groth16::ProverBackend {
                              std::span<const groth16::Fr> c) override;
 
  private:
-  // Draws the faults of one call at `site`: sleeps `delay_s`, then throws or returns normally.
-  void device_call(const char* site, double delay_s, double error_probability);
-  bool draw(double probability);
+  struct Attempt {
+    uint32_t partition = 0, attempt = 0;
+    bool kernel_error_asked = false, wrong_result_asked = false;
+  };
+  // A kernel call at `site`: throws DeviceLost on a lost device, sleeps the kernel delay, then
+  // throws DeviceError where the attempt's kernel error falls on this call.
+  void kernel_call(const char* site);
+  // The attempt's G1 result, made wrong where the attempt's wrong result falls on this call.
+  groth16::G1 maybe_corrupt(groth16::G1 result);
+  void throw_if_lost(const char* site) const;
+  std::string where() const;  // "fake device 2, partition 3 attempt 1 (fault seed 11)"
 
   FakeDeviceOptions options_;
-  uint64_t stream_;
-  Rng random_;
+  zkpipe::faults::FaultInjector& faults_;
+  uint32_t worker_;
+  std::optional<Attempt> attempt_;
   bool lost_ = false;
   std::unique_ptr<groth16::ProverBackend> cpu_;
 };

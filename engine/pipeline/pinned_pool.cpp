@@ -23,7 +23,7 @@ PinnedPool::PinnedPool(uint32_t slabs, uint64_t slab_bytes, MemoryBudget& budget
   auto start = std::chrono::steady_clock::now();
   if (refuse_pinning) {
     memory_ = Memory::none;
-    fallback_reason_ = "the fake device refuses to pin host memory";
+    fallback_reason_ = "the fake device refused to pin host memory (an injected pinned allocation failure)";
     reservation_ = {};
   } else if (!HostBlock::pinning_available(&fallback_reason_)) {
     memory_ = Memory::pageable;

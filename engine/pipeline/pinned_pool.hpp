@@ -29,7 +29,8 @@ class PinnedPool {
   enum class Memory { pinned, pageable, none };
 
   // `slabs` blocks of `slab_bytes`, reserved in `budget` (throws zk::Error when they do not fit).
-  // `refuse_pinning` makes pinning fail as a refused cudaHostAlloc would (the fake device's fault).
+  // `refuse_pinning` makes pinning fail as a refused cudaHostAlloc would (the fake device's
+  // pinned_allocation_failure, drawn by the engine from the job's fault injector).
   PinnedPool(uint32_t slabs, uint64_t slab_bytes, MemoryBudget& budget, bool refuse_pinning = false);
   PinnedPool(const PinnedPool&) = delete;
   PinnedPool& operator=(const PinnedPool&) = delete;

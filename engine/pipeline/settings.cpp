@@ -1,6 +1,7 @@
 #include "engine/pipeline/settings.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <thread>
 
 #include <fmt/format.h>
@@ -45,6 +46,14 @@ Settings resolve_settings(Settings s, const JobShape& shape, const MachineFacts&
     fail("--gpus {} but {} CUDA devices are present", s.gpus, machine.cuda_devices);
   if (s.gpus == 0) s.gpus = s.backend == "cuda" ? uint32_t(std::max(machine.cuda_devices, 1)) : 1;
   if (s.workers_per_gpu == 0) fail("--workers must be at least 1");
+  if (s.backend == "fake") {
+    try {
+      zkpipe::faults::validate(s.fake.faults);
+    } catch (const std::invalid_argument& e) {
+      fail("--backend fake: {} (see --fault-rate, --copy-fault-rate and the other fault options)", e.what());
+    }
+    if (!(s.fake.copy_delay_s >= 0 && s.fake.kernel_delay_s >= 0)) fail("--backend fake: delays must be >= 0");
+  }
   const uint32_t workers = s.gpus * s.workers_per_gpu;
   if (s.synthesis_threads == 0) s.synthesis_threads = std::max(1u, machine.cores / 2);
   s.synthesis_threads = std::min(s.synthesis_threads, shape.partitions);
@@ -87,13 +96,15 @@ std::string describe(const Settings& s) {
       format_bytes(double(s.budget_bytes)), srs_residency_name(s.srs_residency), s.retry_limit);
   if (s.stage_alone != StageAlone::none)
     text += fmt::format("\nmeasuring the {} stage alone", stage_alone_name(s.stage_alone));
-  if (s.backend == "fake")
+  if (s.backend == "fake") {
+    const zkpipe::faults::FaultOptions& f = s.fake.faults;
     text += fmt::format(
-        "\nfake device: fault seed {}, P(copy error) {}, P(kernel error) {}, P(wrong result) {}, "
-        "P(device lost) {}, delays {} s per copy, {} s per kernel{}",
-        s.fake.seed, s.fake.copy_error_probability, s.fake.kernel_error_probability,
-        s.fake.wrong_result_probability, s.fake.device_lost_probability, s.fake.copy_delay_s, s.fake.kernel_delay_s,
-        s.fake.refuse_pinning ? ", refuses pinning" : "");
+        "\nfake device: fault seed {}, P(copy error) {} (stalls {} s), P(slow copy) {} (x{}), P(kernel error) {}, "
+        "P(wrong result) {}, P(device lost) {}, P(pinning refused) {}, delays {} s per copy, {} s per kernel",
+        f.seed, f.stalled_transfer_probability, f.stalled_transfer_s, f.slow_transfer_probability,
+        f.slow_transfer_factor, f.gpu_error_probability, f.wrong_result_probability, f.worker_death_probability,
+        f.pinned_allocation_failure_probability, s.fake.copy_delay_s, s.fake.kernel_delay_s);
+  }
   return text;
 }
 
@@ -111,15 +122,20 @@ nlohmann::json to_json(const Settings& s) {
       {"retry_limit", s.retry_limit},
       {"stage_alone", std::string(stage_alone_name(s.stage_alone))},
   };
-  if (s.backend == "fake")
-    json["fake_device"] = {{"seed", s.fake.seed},
-                           {"copy_error_probability", s.fake.copy_error_probability},
-                           {"kernel_error_probability", s.fake.kernel_error_probability},
-                           {"wrong_result_probability", s.fake.wrong_result_probability},
-                           {"device_lost_probability", s.fake.device_lost_probability},
-                           {"refuse_pinning", s.fake.refuse_pinning},
+  if (s.backend == "fake") {
+    const zkpipe::faults::FaultOptions& f = s.fake.faults;
+    json["fake_device"] = {{"seed", f.seed},
+                           {"gpu_error_probability", f.gpu_error_probability},
+                           {"wrong_result_probability", f.wrong_result_probability},
+                           {"pinned_allocation_failure_probability", f.pinned_allocation_failure_probability},
+                           {"slow_transfer_probability", f.slow_transfer_probability},
+                           {"slow_transfer_factor", f.slow_transfer_factor},
+                           {"stalled_transfer_probability", f.stalled_transfer_probability},
+                           {"stalled_transfer_s", f.stalled_transfer_s},
+                           {"worker_death_probability", f.worker_death_probability},
                            {"copy_delay_s", s.fake.copy_delay_s},
                            {"kernel_delay_s", s.fake.kernel_delay_s}};
+  }
   return json;
 }
 

@@ -14,6 +14,7 @@ FaultOptions some_faults(std::uint64_t seed) {
   options.slow_transfer_probability = 0.2;
   options.stalled_transfer_probability = 0.1;
   options.worker_death_probability = 0.05;
+  options.wrong_result_probability = 0.15;
   return options;
 }
 
@@ -44,13 +45,31 @@ TEST(FaultInjector, FaultsFollowTheirProbabilities) {
     injector.gpu_error(partition, 0);
     injector.transfer_fault(partition, 0);
     injector.worker_dies(partition % 8, partition, 0);
+    injector.wrong_result(partition, 0);
   }
   const FaultCounts counts = injector.injected();
   EXPECT_NEAR(double(counts.gpu_errors) / draws, 0.3, 0.02);
   EXPECT_NEAR(double(counts.slow_transfers) / draws, 0.2, 0.02);
   EXPECT_NEAR(double(counts.stalled_transfers) / draws, 0.1, 0.015);
   EXPECT_NEAR(double(counts.worker_deaths) / draws, 0.05, 0.01);
-  EXPECT_EQ(counts.total(), counts.gpu_errors + counts.slow_transfers + counts.stalled_transfers + counts.worker_deaths);
+  EXPECT_NEAR(double(counts.wrong_results) / draws, 0.15, 0.015);
+  EXPECT_EQ(counts.total(), counts.gpu_errors + counts.slow_transfers + counts.stalled_transfers + counts.worker_deaths +
+                                counts.wrong_results);
+}
+
+// A wrong result is its own site: it draws independently of the GPU error of the same attempt.
+TEST(FaultInjector, WrongResultsAreTheirOwnSite) {
+  FaultOptions options;
+  options.seed = 5;
+  options.gpu_error_probability = 0.5;
+  options.wrong_result_probability = 0.5;
+  FaultInjector injector(options);
+  std::uint32_t differ = 0;
+  for (std::uint32_t partition = 0; partition < 400; ++partition)
+    differ += injector.gpu_error(partition, 0) != injector.wrong_result(partition, 0);
+  EXPECT_GT(differ, 120u);
+  options.wrong_result_probability = -0.1;
+  EXPECT_THROW(FaultInjector{options}, std::invalid_argument);
 }
 
 TEST(FaultInjector, NoFaultsAtProbabilityZeroAndAlwaysAtOne) {
@@ -69,9 +88,10 @@ TEST(FaultInjector, NoFaultsAtProbabilityZeroAndAlwaysAtOne) {
 }
 
 TEST(FaultInjector, CountsRoundTripThroughText) {
-  const FaultCounts counts{3, 1, 4, 1, 5};
+  const FaultCounts counts{3, 1, 4, 1, 5, 9};
   EXPECT_EQ(parse_fault_counts(format_fault_counts(counts)), counts);
   EXPECT_THROW(parse_fault_counts("gpu_errors three"), std::invalid_argument);
+  EXPECT_THROW(parse_fault_counts(format_fault_counts(counts) + " extra 1"), std::invalid_argument);
 }
 
 TEST(FaultInjector, RefusesOptionsThatAreNotProbabilities) {

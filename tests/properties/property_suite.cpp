@@ -361,6 +361,8 @@ double simulated_makespan_s(const model::Scenario& scenario) {
   return trace::summarize(simulate_and_tally(scenario).spans).makespan_s;
 }
 
+void count_injected_faults(const faults::FaultCounts& counts) { tally() += counts; }
+
 PolicyFailure& last_policy_failure() {
   static PolicyFailure failure;
   return failure;
@@ -412,7 +414,7 @@ PropertyRun run_property(const NamedProperty& property, std::uint64_t seed, int 
   run.faults_injected = {after.gpu_errors - before.gpu_errors,
                          after.pinned_allocation_failures - before.pinned_allocation_failures,
                          after.slow_transfers - before.slow_transfers, after.stalled_transfers - before.stalled_transfers,
-                         after.worker_deaths - before.worker_deaths};
+                         after.worker_deaths - before.worker_deaths, after.wrong_results - before.wrong_results};
   if (result.template is<rc::detail::SuccessResult>()) {
     run.cases_passed = result.template get<rc::detail::SuccessResult>().numSuccess;
     return run;

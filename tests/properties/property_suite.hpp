@@ -92,4 +92,8 @@ struct PropertyRun {
 };
 PropertyRun run_property(const NamedProperty& property, std::uint64_t seed, int cases);
 
+// Adds the faults a case injected to this process's tally, which run_property reports (the
+// policy and model properties count theirs here; the engine property calls it).
+void count_injected_faults(const faults::FaultCounts& counts);
+
 }  // namespace zkpipe::properties

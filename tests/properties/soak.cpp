@@ -90,7 +90,9 @@ SoakReport run_soak(const SoakOptions& options, const SoakProgress& progress) {
     const std::string id = chunks[index].property->id;
     report.cases += passed + std::uint64_t(failed);
     report.cases_by_property[id] += passed + std::uint64_t(failed);
-    report.faults_injected += faults::parse_fault_counts(fault_line);
+    const faults::FaultCounts chunk_faults = faults::parse_fault_counts(fault_line);
+    report.faults_injected += chunk_faults;
+    report.faults_by_property[id] += chunk_faults;
     if (failed) {
       std::ostringstream failure;
       failure << in.rdbuf();
@@ -102,12 +104,16 @@ SoakReport run_soak(const SoakOptions& options, const SoakProgress& progress) {
 
 std::string format_soak_report(const SoakReport& report) {
   std::string text = fmt::format("cases {}\n", report.cases);
-  for (const auto& [id, cases] : report.cases_by_property) text += fmt::format("  {:<58} {}\n", id, cases);
+  for (const auto& [id, cases] : report.cases_by_property) {
+    const auto faults = report.faults_by_property.find(id);
+    text += fmt::format("  {:<58} {:>8} cases {:>8} faults\n", id, cases,
+                        faults == report.faults_by_property.end() ? 0 : faults->second.total());
+  }
   const faults::FaultCounts& f = report.faults_injected;
   text += fmt::format("faults injected {} (gpu errors {}, pinned allocation failures {}, slow transfers {}, "
-                      "stalled transfers {}, worker deaths {})\n",
+                      "stalled transfers {}, worker deaths {}, wrong results {})\n",
                       f.total(), f.gpu_errors, f.pinned_allocation_failures, f.slow_transfers, f.stalled_transfers,
-                      f.worker_deaths);
+                      f.worker_deaths, f.wrong_results);
   text += fmt::format("violations {}\n", report.violations.size());
   for (const SoakViolation& violation : report.violations) {
     const auto slash = violation.property_id.find('/');

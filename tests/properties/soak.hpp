@@ -1,7 +1,8 @@
 // Contract: a soak run of the property suite: as many generated cases as asked, split into
 // chunks (one property, one seed, a number of cases), each chunk in its own forked process, at
 // most `jobs` at a time (model properties fork again, one child per simulation). The report
-// counts cases, faults injected and violations; each violation carries the property, the
+// counts cases, faults injected (by the policy harness, the model and the engine's fake device,
+// all from faults::FaultInjector but the harness's own events) and violations; each violation carries the property, the
 // chunk's seed and RapidCheck's reproduce string, which replays it in zkpipe_property_tests:
 //   RC_PARAMS="reproduce=<string>" zkpipe_property_tests --gtest_filter=<Suite>.<Name>
 // Deterministic: the same options run the same cases.
@@ -36,7 +37,8 @@ struct SoakViolation {
 struct SoakReport {
   std::uint64_t cases = 0;  // cases run, failing ones included
   std::map<std::string, std::uint64_t> cases_by_property;
-  faults::FaultCounts faults_injected;
+  std::map<std::string, faults::FaultCounts> faults_by_property;
+  faults::FaultCounts faults_injected;  // over every property
   std::vector<SoakViolation> violations;
 };
 

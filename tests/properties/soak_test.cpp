@@ -2,6 +2,11 @@
 // parallel processes, faults counted, the same counts for the same seed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "property_suite.hpp"
 #include "soak.hpp"
 
 namespace zkpipe::properties {
@@ -26,6 +31,27 @@ TEST(Soak, RunsExactlyTheCasesAskedInParallelProcessesAndCountsFaults) {
   EXPECT_GT(report.faults_injected.stalled_transfers, 0u);
   EXPECT_EQ(run_soak(options).faults_injected, report.faults_injected) << "the same seed should replay the same cases";
   EXPECT_NE(format_soak_report(report).find("violations 0"), std::string::npos);
+}
+
+// Engine cases draw their faults from the same injector as the model: soak counts them too.
+TEST(Soak, CountsTheFaultsInjectedInEngineRuns) {
+  const std::string engine_property = "EngineProperties/MeasuredTracesKeepThePipelineInvariants";
+  if (std::ranges::none_of(all_properties(), [&](const NamedProperty& p) { return p.id == engine_property; }))
+    GTEST_SKIP() << "the suite is built without the engine (engine/pipeline)";
+  SoakOptions options;
+  options.policy_cases = 0;
+  options.model_cases = 0;
+  options.engine_cases = 6;  // two chunks
+  options.seed = 21;
+  options.jobs = 2;
+  options.property_ids = {engine_property};
+  const SoakReport report = run_soak(options);
+  EXPECT_EQ(report.cases, 6u);
+  EXPECT_TRUE(report.violations.empty()) << format_soak_report(report);
+  EXPECT_GT(report.faults_injected.total(), 0u) << format_soak_report(report);
+  EXPECT_EQ(report.faults_by_property.at(engine_property), report.faults_injected);
+  EXPECT_NE(format_soak_report(report).find(fmt::format("faults injected {} ", report.faults_injected.total())),
+            std::string::npos);
 }
 
 TEST(Soak, RefusesAnUnknownPropertyByName) {
