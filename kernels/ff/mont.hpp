@@ -18,6 +18,14 @@
 #endif
 #include "kernels/ff/mont_ptx.hpp"
 
+// Addition and subtraction are a few instructions on x86 (mont_mul_x86.hpp): always inline them
+// there, where g++ otherwise leaves them out of line (a call, and the result through memory).
+#if defined(ZK_X86_ADX) && !defined(__CUDACC__)
+#define ZK_FIELD_ADD __attribute__((always_inline)) inline
+#else
+#define ZK_FIELD_ADD ZK_HD
+#endif
+
 namespace zk::ff {
 
 template <class P>
@@ -83,7 +91,7 @@ struct mont_t {
   }
   friend ZK_HD bool operator!=(const mont_t& a, const mont_t& b) { return !(a == b); }
 
-  friend ZK_HD mont_t operator+(const mont_t& a, const mont_t& b) {
+  friend ZK_FIELD_ADD mont_t operator+(const mont_t& a, const mont_t& b) {
 #if defined(ZK_X86_ADX)
     if constexpr (N == 4 || N == 6) {
       mont_t s;
@@ -97,7 +105,7 @@ struct mont_t {
     ZK_UNROLL for (int i = 0; i < N; ++i) s.l[i] = adc(a.l[i], b.l[i], carry);
     return s.reduced_once();
   }
-  friend ZK_HD mont_t operator-(const mont_t& a, const mont_t& b) {
+  friend ZK_FIELD_ADD mont_t operator-(const mont_t& a, const mont_t& b) {
 #if defined(ZK_X86_ADX)
     if constexpr (N == 4 || N == 6) {
       mont_t d;
