@@ -98,9 +98,12 @@ struct ProveOptions {
   fs::path key = "zkpipe-keys/proving.key";
   uint64_t witness_seed = 7;
   fs::path proof = "proof.json", public_inputs = "public.json";
-  // A circom circuit instead of a built-in one: snarkjs's .zkey, circom's .wtns, optionally the .r1cs.
-  fs::path zkey, wtns;
-  std::optional<fs::path> r1cs;
+  // A circom circuit instead of a built-in one: snarkjs's .zkey, circom's .wtns (one partition
+  // each), optionally the .r1cs; with several witnesses (or --out-dir) each proof is written as
+  // <out_dir>/<witness stem>.proof.json and .public.json.
+  fs::path zkey;
+  std::vector<fs::path> wtns;
+  std::optional<fs::path> r1cs, out_dir;
   uint32_t partitions = 1;
   std::optional<fs::path> trace_dir;
   pipeline::Settings engine;  // backend, threads, staging, pool, budget, workers, faults
@@ -114,9 +117,19 @@ fs::path partition_path(const fs::path& path, uint32_t partition, uint32_t parti
 }
 
 // Proves every partition through the engine (a single partition is one proof, as before the
-// engine); each proof is verified before it is written, failed partitions end in an error.
-void run_prove(const ProveOptions& o) {
+// engine); each proof is verified before it is written, failed partitions end in an error that
+// names each one (its witness file, for circom), after the others are written.
+void run_prove(const ProveOptions& o, bool partitions_given, bool output_paths_given) {
   auto t0 = Clock::now();
+  const bool named_outputs = o.wtns.size() > 1 || o.out_dir;  // <out_dir>/<witness stem>.proof.json
+  if (o.wtns.size() > 1 && partitions_given && o.partitions != 1)
+    fail("--partitions {} with {} witness files: each witness is one partition; give one --wtns to prove it "
+         "--partitions times", o.partitions, o.wtns.size());
+  if (named_outputs && output_paths_given)
+    fail("--proof and --public name one proof; with several --wtns (or --out-dir) each proof is written as "
+         "<out-dir>/<witness name>.proof.json and .public.json: give --out-dir instead");
+  std::vector<circom::ProofOutputs> outputs;
+  if (named_outputs) outputs = circom::witness_outputs(o.wtns, o.out_dir.value_or("."));
   groth16::ProvingKey pk;
   std::unique_ptr<circuits::Circuit> circuit;
   pipeline::Job job;
@@ -128,19 +141,50 @@ void run_prove(const ProveOptions& o) {
                format_bytes(pk.bytes()), pk.circuit.name, pk.circuit.target_constraints, pk.lg_domain,
                seconds_since(t0), worker_threads());
   } else {
-    pk = circom::ZkeyFile::open(o.zkey).proving_key();
-    job = pipeline::circom_job(o.zkey, o.wtns, o.r1cs, pk, o.partitions);
+    auto zkey = circom::ZkeyFile::open(o.zkey);
+    circom::check_witnesses_fit_key(zkey, o.wtns);  // every header, before any proof
+    pk = zkey.proving_key();
+    std::vector<fs::path> witnesses = o.wtns;
+    if (witnesses.size() == 1) witnesses.assign(o.partitions, o.wtns.front());
+    job = pipeline::circom_job(o.zkey, witnesses, o.r1cs, pk);
     fmt::print("prove: zkey {} ({}, circom circuit of {} constraints, {} public, domain 2^{}) loaded in {:.2f} s; "
-               "{} CPU threads\n", o.zkey.string(), format_bytes(pk.bytes()), pk.num_constraints, pk.num_public,
-               pk.lg_domain, seconds_since(t0), worker_threads());
+               "{} witness file(s); {} CPU threads\n", o.zkey.string(), format_bytes(pk.bytes()), pk.num_constraints,
+               pk.num_public, pk.lg_domain, seconds_since(t0), o.wtns.size(), worker_threads());
   }
+  if (named_outputs && o.engine.stage_alone == pipeline::StageAlone::none) fs::create_directories(o.out_dir.value_or("."));
+  // A single proof reports its witness's scalar split, as before the engine: kept by the one
+  // partition's synthesis, read by the sink after it (the engine orders the two).
+  std::optional<groth16::WitnessSplit> split;
+  if (job.partitions == 1)
+    job.synthesize = [synthesize = job.synthesize, &split](uint32_t partition, std::span<Fr> a, std::span<Fr> b,
+                                                           std::span<Fr> c) {
+      auto z = synthesize(partition, a, b, c);
+      split = groth16::split_witness(z);
+      return z;
+    };
+  // What names partition i in messages: its witness file for circom, else its number.
+  auto partition_name = [&](uint32_t partition) {
+    if (o.wtns.size() > 1) return fmt::format("witness {}", o.wtns[partition].string());
+    return o.wtns.empty() || o.partitions > 1 ? fmt::format("partition {}", partition)
+                                              : fmt::format("witness {}", o.wtns.front().string());
+  };
   auto write = [&](const pipeline::ProvedPartition& proved) {
     if (o.engine.stage_alone != pipeline::StageAlone::none) return;  // a capacity measurement, not a job
-    const fs::path proof = partition_path(o.proof, proved.partition, o.partitions);
-    const fs::path publics = partition_path(o.public_inputs, proved.partition, o.partitions);
+    const fs::path proof = named_outputs ? outputs.at(proved.partition).proof
+                                         : partition_path(o.proof, proved.partition, o.partitions);
+    const fs::path publics = named_outputs ? outputs.at(proved.partition).public_inputs
+                                           : partition_path(o.public_inputs, proved.partition, o.partitions);
     groth16::write_proof_json(proved.proof, proof);
     groth16::write_public_json(proved.public_inputs, publics);
-    if (o.partitions == 1) fmt::print("prove: proof verified; wrote {} and {}\n", proof.string(), publics.string());
+    if (split) {
+      const size_t vars = split->zeros + split->ones.size() + split->significant.size();
+      fmt::print("prove: witness {} variables: {} zero, {} one, {} other ({:.0f}% zero or one)\n", vars,
+                 split->zeros, split->ones.size(), split->significant.size(),
+                 100.0 * double(split->zeros + split->ones.size()) / double(vars));
+    }
+    if (named_outputs || o.partitions == 1)
+      fmt::print("prove: {}: proof verified; wrote {} and {}\n", partition_name(proved.partition), proof.string(),
+                 publics.string());
   };
   const auto report = pipeline::run_job(job, o.engine, write,
                                         {o.trace_dir ? o.trace_dir->filename().string() : std::string("prove")});
@@ -150,14 +194,23 @@ void run_prove(const ProveOptions& o) {
     fmt::print("prove: trace {} (sidecar trace.json; trace.perfetto.json opens in ui.perfetto.dev)\n",
                (*o.trace_dir / "trace.csv").string());
   }
-  if (o.partitions > 1 && report.proved && o.engine.stage_alone == pipeline::StageAlone::none)
-    fmt::print("prove: {} verified proofs written as {} and {}\n", report.proved,
-               partition_path(o.proof, 0, o.partitions).string(), partition_path(o.public_inputs, 0, o.partitions).string());
+  if (o.engine.stage_alone == pipeline::StageAlone::none && report.proved && job.partitions > 1) {
+    if (named_outputs)
+      fmt::print("prove: {} of {} witnesses proved; proofs written as {}/<witness>.proof.json and .public.json\n",
+                 report.proved, job.partitions, o.out_dir.value_or(".").string());
+    else
+      fmt::print("prove: {} verified proofs written as {} and {}\n", report.proved,
+                 partition_path(o.proof, 0, o.partitions).string(),
+                 partition_path(o.public_inputs, 0, o.partitions).string());
+  }
   if (!report.failed.empty()) {
-    const auto& first = report.failed.front();
-    fail("{} of {} partitions failed and have no proof; partition {} after {} failed attempts: {}{}",
-         report.failed.size(), report.partitions, first.partition, first.failed_attempts, first.last_error,
-         o.zkey.empty() ? "" : ". With --zkey, the witness may be wrong (give --r1cs to find the failing constraint)");
+    std::string failures;
+    for (const auto& failed : report.failed)
+      failures += fmt::format("\n  {}: no proof written; {} failed attempts, the last: {}", partition_name(failed.partition),
+                              failed.failed_attempts, failed.last_error);
+    fail("{} of {} partitions failed{}:{}{}", report.failed.size(), report.partitions,
+         report.proved ? fmt::format(" ({} proved and written)", report.proved) : std::string(), failures,
+         o.zkey.empty() || o.r1cs ? "" : "\n  (a witness may be wrong: give --r1cs to find the failing constraint)");
   }
 }
 
@@ -205,12 +258,15 @@ int main(int argc, char** argv) {
   auto* key = prove->add_option("--key", prove_options.key, "proving key from `zkpipe setup`")->capture_default_str();
   auto* witness_seed = prove->add_option("--witness-seed", prove_options.witness_seed, "seed of the built-in circuit's witness (partition i: seed + i)")->capture_default_str();
   prove->add_option("--backend", engine.backend, "cpu, cuda or fake (CPU maths, seeded faults); default: cuda where a device is present, else cpu");
-  prove->add_option("--proof", prove_options.proof, "proof output (snarkjs proof.json; proof-<i>.json for partition i of several)")->capture_default_str();
-  prove->add_option("--public", prove_options.public_inputs, "public inputs output (snarkjs public.json; public-<i>.json)")->capture_default_str();
+  auto* proof_path = prove->add_option("--proof", prove_options.proof, "proof output (snarkjs proof.json; proof-<i>.json for partition i of several)")->capture_default_str();
+  auto* public_path = prove->add_option("--public", prove_options.public_inputs, "public inputs output (snarkjs public.json; public-<i>.json)")->capture_default_str();
   auto* zkey = prove->add_option("--zkey", prove_options.zkey, "prove a circom circuit: snarkjs Groth16 .zkey (bls12381)");
-  auto* wtns = prove->add_option("--wtns", prove_options.wtns, "the circom witness (.wtns) to prove with --zkey");
+  auto* wtns = prove->add_option("--wtns", prove_options.wtns, "circom witness files (.wtns) to prove with --zkey, one partition each "
+                                                               "(several values or repeated)");
+  auto* out_dir = prove->add_option("--out-dir", prove_options.out_dir, "with --zkey: write <dir>/<witness name>.proof.json and "
+                                                                        ".public.json per witness (the default, in '.', with several --wtns)");
   auto* r1cs = prove->add_option("--r1cs", prove_options.r1cs, "the circuit's .r1cs: check every constraint before proving");
-  prove->add_option("--partitions", prove_options.partitions, "independent proofs of the job (one key, witness seeds seed..seed+N-1)")
+  auto* partitions = prove->add_option("--partitions", prove_options.partitions, "independent proofs of the job (one key, witness seeds seed..seed+N-1)")
       ->check(CLI::Range(1u, 1u << 20))->capture_default_str();
   prove->add_option("--synthesis-threads", engine.synthesis_threads, "threads synthesizing partitions (default: half the cores)");
   prove->add_option("--in-flight", engine.partitions_in_flight, "partitions admitted and not yet copied to a GPU (default: synthesis threads + workers)");
@@ -242,7 +298,10 @@ int main(int argc, char** argv) {
   zkey->needs(wtns)->excludes(key)->excludes(witness_seed);
   wtns->needs(zkey);
   r1cs->needs(zkey);
-  prove->callback([&] { run_prove(prove_options); });
+  out_dir->needs(zkey);
+  prove->callback([&, partitions, proof_path, public_path] {
+    run_prove(prove_options, partitions->count() > 0, proof_path->count() + public_path->count() > 0);
+  });
 
   VerifyOptions verify_options;
   auto* verify = app.add_subcommand("verify", "verify a snarkjs-format Groth16 proof (exit 1 when invalid)");

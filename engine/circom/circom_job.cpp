@@ -1,5 +1,7 @@
 #include "engine/circom/circom_job.hpp"
 
+#include <map>
+
 #include "engine/circom/r1cs_file.hpp"
 #include "engine/circom/wtns_file.hpp"
 #include "engine/groth16/prover.hpp"
@@ -7,10 +9,10 @@
 namespace zk::circom {
 namespace {
 
-void check_witness_fits_key(const ZkeyFile& zkey, const std::vector<Fr>& z, const std::filesystem::path& wtns) {
-  if (z.size() != zkey.header().num_vars)
+void check_witness_fits_key(const ZkeyFile& zkey, size_t values, const std::filesystem::path& wtns) {
+  if (values != zkey.header().num_vars)
     fail("{}: the witness has {} values but {} has {} variables: the witness and the key are of different circuits",
-         wtns.string(), z.size(), zkey.name(), zkey.header().num_vars);
+         wtns.string(), values, zkey.name(), zkey.header().num_vars);
 }
 
 void check_r1cs_fits_key(const ZkeyFile& zkey, const R1csFile& r1cs) {
@@ -34,7 +36,7 @@ std::vector<Fr> circom_rows(ZkeyFile& zkey, const std::filesystem::path& wtns,
     check_r1cs_fits_key(zkey, *r1cs);
   }
   auto z = read_witness(wtns);
-  check_witness_fits_key(zkey, z, wtns);
+  check_witness_fits_key(zkey, z.size(), wtns);
   zkey.evaluate_rows(z, a, b, c);
   if (r1cs) r1cs->check_witness(z, a, b);
   return z;
@@ -48,10 +50,41 @@ CircomRows circom_rows(ZkeyFile& zkey, const std::filesystem::path& wtns,
   return rows;
 }
 
+void check_witnesses_fit_key(const ZkeyFile& zkey, std::span<const std::filesystem::path> wtns) {
+  std::string unfit;
+  size_t count = 0;
+  for (const auto& path : wtns) {
+    try {
+      check_witness_fits_key(zkey, read_witness_count(path), path);
+    } catch (const Error& e) {
+      unfit += fmt::format("\n  {}", e.what());
+      ++count;
+    }
+  }
+  if (count)
+    fail("{} of {} witness files do not fit {}; nothing was proved:{}", count, wtns.size(), zkey.name(), unfit);
+}
+
+std::vector<ProofOutputs> witness_outputs(std::span<const std::filesystem::path> wtns,
+                                          const std::filesystem::path& out_dir) {
+  std::vector<ProofOutputs> outputs;
+  std::map<std::string, const std::filesystem::path*> by_stem;
+  for (const auto& path : wtns) {
+    const std::string stem = path.stem().string();
+    if (stem.empty()) fail("{}: a witness file needs a name to name its proof after", path.string());
+    const auto [taken, fresh] = by_stem.emplace(stem, &path);
+    if (!fresh)
+      fail("{} and {} would both write {}: each proof is named after its witness file (rename one)",
+           taken->second->string(), path.string(), (out_dir / (stem + ".proof.json")).string());
+    outputs.push_back({out_dir / (stem + ".proof.json"), out_dir / (stem + ".public.json")});
+  }
+  return outputs;
+}
+
 CircomWorkload describe_circom_workload(const std::filesystem::path& zkey_path, const std::filesystem::path& wtns) {
   auto zkey = ZkeyFile::open(zkey_path);
   auto z = read_witness(wtns);
-  check_witness_fits_key(zkey, z, wtns);
+  check_witness_fits_key(zkey, z.size(), wtns);
   const auto& k = zkey.header();
   auto split = groth16::split_witness(z);
   return {k.num_constraints, k.num_public, k.num_vars, k.lg_domain, split.zeros, split.ones.size(),

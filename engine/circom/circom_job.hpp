@@ -7,6 +7,8 @@
 // A*B = C is checked and the key's A and B rows are compared with the circuit's, so a wrong
 // witness or a key of another circuit is an error before any proof exists. Without the .r1cs a
 // wrong witness still yields no proof file: the prover verifies each proof before writing it.
+// A job of several witnesses (one partition each) checks every witness file's header against
+// the key before proving any, and writes each proof under the witness file's name.
 #pragma once
 #include <filesystem>
 #include <optional>
@@ -32,6 +34,21 @@ std::vector<Fr> circom_rows(ZkeyFile& zkey, const std::filesystem::path& wtns,
 // The same into rows it allocates.
 CircomRows circom_rows(ZkeyFile& zkey, const std::filesystem::path& wtns,
                        const std::optional<std::filesystem::path>& r1cs, PhaseLog* log = nullptr);
+
+// Checks, before any proof, that every witness file is a circom witness over the key's field with
+// the key's number of variables (headers only). Throws one zk::Error listing every file that is
+// not, each with why, and saying that nothing was proved.
+void check_witnesses_fit_key(const ZkeyFile& zkey, std::span<const std::filesystem::path> wtns);
+
+// Where each of several witnesses' proof goes: <out_dir>/<stem>.proof.json and
+// <out_dir>/<stem>.public.json, <stem> the witness file's name without its extension
+// (inputs/alice.wtns -> out/alice.proof.json). Throws a zk::Error naming both files when two
+// witnesses would write the same outputs, so that no proof ever overwrites another.
+struct ProofOutputs {
+  std::filesystem::path proof, public_inputs;
+};
+std::vector<ProofOutputs> witness_outputs(std::span<const std::filesystem::path> wtns,
+                                          const std::filesystem::path& out_dir);
 
 // What a circom circuit asks of the pipeline, from its files: sizes from the .zkey's header and
 // coefficient section, scalar density from the witness.

@@ -7,9 +7,14 @@
 namespace zk::circom {
 namespace {
 constexpr uint32_t header_section = 1, values_section = 2;
-}  // namespace
 
-std::vector<Fr> read_witness(BinFile file) {
+// Checks the header (the prime, the count against the values section's size): the count, and the
+// values section positioned at its first value.
+struct Header {
+  uint32_t count;
+  SectionReader values;
+};
+Header read_header(BinFile& file) {
   auto header = file.section(header_section, "the witness header");
   header.expect_prime(sizeof(Fr), modulus_limbs<Fr>(), "the scalar field prime r");
   auto count = header.value<uint32_t>("the witness count");
@@ -17,6 +22,13 @@ std::vector<Fr> read_witness(BinFile file) {
   auto values = file.section(values_section, "the witness values");
   values.expect_remaining(count, sizeof(Fr), "the witness values");
   if (count == 0) file.fail_at(values.offset(), "expected at least the constant 1 as witness 0, found no values");
+  return {count, values};
+}
+
+}  // namespace
+
+std::vector<Fr> read_witness(BinFile file) {
+  auto [count, values] = read_header(file);
   // Read raw in one piece (the section's size bounds it), then check and convert in parallel.
   std::vector<Fr> z(count);
   uint64_t first = values.offset();
@@ -40,6 +52,11 @@ std::vector<Fr> read_witness(BinFile file) {
 
 std::vector<Fr> read_witness(const std::filesystem::path& path) {
   return read_witness(BinFile::open(path, wtns_magic, wtns_version));
+}
+
+uint32_t read_witness_count(const std::filesystem::path& path) {
+  BinFile file = BinFile::open(path, wtns_magic, wtns_version);
+  return read_header(file).count;
 }
 
 }  // namespace zk::circom

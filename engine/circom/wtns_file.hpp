@@ -18,4 +18,8 @@ inline constexpr uint32_t wtns_version = 2;
 std::vector<Fr> read_witness(BinFile file);
 std::vector<Fr> read_witness(const std::filesystem::path& path);
 
+// The number of values, from the header alone (the prime and the values section's size checked,
+// the values not read): for checking many witness files against a key before proving any.
+uint32_t read_witness_count(const std::filesystem::path& path);
+
 }  // namespace zk::circom

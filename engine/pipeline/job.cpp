@@ -6,6 +6,7 @@
 
 #include "engine/circom/circom_job.hpp"
 #include "engine/groth16/prover.hpp"
+#include "engine/util/error.hpp"
 
 namespace zk::pipeline {
 
@@ -39,13 +40,14 @@ Job replay_first_partition(const Job& job) {
   return replay;
 }
 
-Job circom_job(const std::filesystem::path& zkey, const std::filesystem::path& wtns,
-               const std::optional<std::filesystem::path>& r1cs, const groth16::ProvingKey& pk,
-               uint32_t partitions) {
-  Job job{"circom " + zkey.filename().string(), &pk, partitions, {}};
-  job.synthesize = [zkey, wtns, r1cs](uint32_t, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c) {
+Job circom_job(const std::filesystem::path& zkey, std::vector<std::filesystem::path> wtns,
+               const std::optional<std::filesystem::path>& r1cs, const groth16::ProvingKey& pk) {
+  if (wtns.empty()) fail("a circom job needs at least one witness file");
+  Job job{"circom " + zkey.filename().string(), &pk, uint32_t(wtns.size()), {}};
+  job.synthesize = [zkey, wtns = std::move(wtns), r1cs](uint32_t partition, std::span<Fr> a, std::span<Fr> b,
+                                                        std::span<Fr> c) {
     auto file = circom::ZkeyFile::open(zkey);
-    return circom::circom_rows(file, wtns, r1cs, a, b, c);
+    return circom::circom_rows(file, wtns.at(partition), r1cs, a, b, c);
   };
   return job;
 }

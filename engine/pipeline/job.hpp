@@ -40,11 +40,12 @@ Job builtin_job(const circuits::Circuit& circuit, const groth16::ProvingKey& pk,
 // and copied after that (StageAlone::gpu). `job` must outlive the result.
 Job replay_first_partition(const Job& job);
 
-// A circom circuit: every partition proves the witness in `wtns` (read per partition), rows
-// evaluated from the .zkey; with `r1cs`, every constraint is checked first. `pk` is the .zkey's
-// key and must outlive the job.
-Job circom_job(const std::filesystem::path& zkey, const std::filesystem::path& wtns,
-               const std::optional<std::filesystem::path>& r1cs, const groth16::ProvingKey& pk,
-               uint32_t partitions);
+// A circom circuit: partition i proves the witness in wtns[i] (read when it is synthesized; the
+// same file may appear more than once), rows evaluated from the .zkey; with `r1cs`, every
+// constraint is checked first. A witness that does not satisfy the circuit fails its partition
+// alone, with an error naming the file. `pk` is the .zkey's key and must outlive the job; check
+// the witness files with circom::check_witnesses_fit_key before proving.
+Job circom_job(const std::filesystem::path& zkey, std::vector<std::filesystem::path> wtns,
+               const std::optional<std::filesystem::path>& r1cs, const groth16::ProvingKey& pk);
 
 }  // namespace zk::pipeline
