@@ -115,7 +115,7 @@ run() {  # circuit constraints run-name staging threads slabs [extra zkpipe opti
   h2d=$(field "$log" "^a\\/b\\/c H2D" 3)
   idle=$(grep -m1 -oE 'idle staging copy [0-9.]+ GB/s' "$log" | awk '{print $4}')
   idle_from=$(grep -m1 -oE 'GB/s from [a-z]+ memory' "$log" | awk '{print $3}')
-  util=$(field "$log" "^GPU utilization" 3)
+  util=$(field "$log" "^(GPU|device) utilization" 3)
   wait_pool=$(field "$log" "^waits" 3)
   memory=$(grep -m1 -oE 'staging from [a-z]+ memory' "$log" | awk '{print $3}')
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$circuit" "$name" "$staging" "$run_threads" \

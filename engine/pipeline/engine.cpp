@@ -560,7 +560,9 @@ std::string format_report(const JobReport& report) {
   if (report.settings.backend == "fake")
     text += fmt::format("engine: fake device faults injected {} ({}; fault seed {})\n", report.faults_injected.total(),
                         zkpipe::faults::format_fault_counts(report.faults_injected), report.settings.fake.faults.seed);
-  text += trace::format_summary(report.summary);
+  // The workers' compute spans are GPU work only on the CUDA backend (the backend is named above).
+  text += trace::format_summary(report.summary,
+                                report.settings.backend == "cuda" ? "GPU utilization" : "device utilization");
   return text;
 }
 

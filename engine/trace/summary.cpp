@@ -103,14 +103,14 @@ std::vector<std::pair<std::string, double>> summary_metrics(const TraceSummary& 
   return metrics;
 }
 
-std::string format_summary(const TraceSummary& summary) {
+std::string format_summary(const TraceSummary& summary, std::string_view utilization_label) {
   std::string text = fmt::format(
       "partitions completed {}  in {:.3f} s  ({:.3f} partitions/s)\n"
-      "GPU utilization      {:.1f} %\n"
+      "{:<20} {:.1f} %\n"
       "a/b/c H2D            {:.2f} GB/s ({:.2f} GB copied)\n"
       "waits                pool {:.3f} s, budget {:.3f} s\n",
       summary.partitions_completed, summary.makespan_s, summary.partitions_per_s,
-      100 * summary.gpu_utilization, summary.h2d_gbps, double(summary.h2d_bytes) / 1e9,
+      utilization_label, 100 * summary.gpu_utilization, summary.h2d_gbps, double(summary.h2d_bytes) / 1e9,
       summary.wait_pool_s, summary.wait_budget_s);
   for (const auto& [gpu, utilization] : summary.gpu_utilization_by_gpu)
     text += fmt::format("  {:<18} {:.1f} %\n", gpu, 100 * utilization);

@@ -13,6 +13,7 @@
 #include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -45,7 +46,9 @@ TraceSummary summarize(std::span<const Span> spans);
 // Named scalar figures of a summary, in a fixed order: what `compare` and `sweep` tabulate.
 std::vector<std::pair<std::string, double>> summary_metrics(const TraceSummary& summary);
 
-// A human-readable block of the summary, one figure per line.
-std::string format_summary(const TraceSummary& summary);
+// A human-readable block of the summary, one figure per line. `utilization_label` names the
+// compute utilization figure: "GPU utilization" for GPUs, "device utilization" where the
+// engine's workers compute on another backend (cpu, fake).
+std::string format_summary(const TraceSummary& summary, std::string_view utilization_label = "GPU utilization");
 
 }  // namespace zkpipe::trace

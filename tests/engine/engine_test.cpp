@@ -295,6 +295,9 @@ TEST(Engine, EachFakeDeviceFaultComesFromTheInjectorAndIsCounted) {
   EXPECT_EQ(outcome.report.faults_injected.total(), 4u);
   EXPECT_NE(format_report(outcome.report).find("fake device faults injected 4"), std::string::npos)
       << format_report(outcome.report);
+  // the fake device is no GPU: its closing report says so
+  EXPECT_NE(format_report(outcome.report).find("device utilization"), std::string::npos);
+  EXPECT_EQ(format_report(outcome.report).find("GPU utilization"), std::string::npos);
 }
 
 TEST(Engine, FaultProbabilitiesOutsideZeroAndOneAreRefusedByName) {
