@@ -116,9 +116,10 @@ TEST(Engine, ATightBudgetMakesSynthesisWaitButIsNeverExceeded) {
   settings.staging = Staging::pageable;
   settings.synthesis_threads = 4;
   settings.fake.copy_delay_s = 0.02;
-  const auto& pk = small_key().pk;
-  const uint64_t worker_bytes = (pk.domain_size() + pk.num_vars + 3 * pk.domain_size()) * sizeof(Fr);
-  settings.budget_bytes = pk.bytes() + 4 * worker_bytes + 2 * partition_bytes();  // two partitions in flight
+  // What the key and the workers' buffers hold, as the engine reserves it (a run with room to
+  // spare says: budget - partition budget), plus two partitions in flight.
+  const JobReport roomy = run_fake_job(1, settings).report;
+  settings.budget_bytes = roomy.settings.budget_bytes - roomy.partition_budget_bytes + 2 * partition_bytes();
   FakeJobOutcome outcome = run_fake_job(8, settings);
   EXPECT_JOB_KEEPS_ITS_PROMISES(outcome);
   EXPECT_EQ(outcome.report.proved, 8u);
