@@ -11,7 +11,8 @@ HEADER = """\
 // (edit the generator, not this file). Montgomery product in the no-carry CIOS form of mont.hpp
 // (MULX and the two carry chains of ADCX/ADOX; the modulus leaves a spare top bit), addition and
 // subtraction, all with the final conditional subtraction done by CMOV, so every result is fully
-// reduced (< q) for reduced inputs. Host-only; mont_t uses them when compiled with -mbmi2 -madx (ZK_X86_ADX).
+// reduced (< q) for reduced inputs. For Fp2's lazy reduction (6 limbs): the double-width product
+// and the Montgomery reduction of a double-width value below q * 2^384. Host-only; mont_t uses them when compiled with -mbmi2 -madx (ZK_X86_ADX).
 #pragma once
 #include <cstdint>
 
@@ -115,9 +116,83 @@ __attribute__((always_inline)) inline void mont_{op}_x86_{n}(uint64_t* out, cons
 """
 
 
+def mul_wide(n):
+    # Rows of a * b[i] into rotating registers; the lowest limb of each row is final and stored.
+    regs = [f"r{i}" for i in range(n + 1)]
+    t = list(regs)
+    out = []
+    for i in range(n):
+        out += [f"movq {8 * i}(%[b]), %%rdx", "xorl %%eax, %%eax"]
+        if i == 0:
+            out.append(f"mulxq 0(%[a]), %[{t[0]}], %[{t[1]}]")
+            for j in range(1, n):
+                out += [f"mulxq {8 * j}(%[a]), %[lo], %[{t[j + 1]}]", f"adcxq %[lo], %[{t[j]}]"]
+            out.append(f"adcxq %%rax, %[{t[n]}]")
+        else:
+            for j in range(n - 1):
+                out += [f"mulxq {8 * j}(%[a]), %[lo], %[hi]", f"adoxq %[lo], %[{t[j]}]",
+                        f"adcxq %[hi], %[{t[j + 1]}]"]
+            out += [f"mulxq {8 * (n - 1)}(%[a]), %[lo], %[{t[n]}]", f"adoxq %[lo], %[{t[n - 1]}]",
+                    f"adcxq %%rax, %[{t[n]}]", f"adoxq %%rax, %[{t[n]}]"]
+        out.append(f"movq %[{t[0]}], {8 * i}(%[out])")
+        t = t[1:] + t[:1]
+    out += [f"movq %[{t[j]}], {8 * (n + j)}(%[out])" for j in range(n)]
+    outs = [(r, "=&r", f"r[{i}]") for i, r in enumerate(regs)] + [("lo", "=&r", "lo"), ("hi", "=&r", "hi")]
+    ins = [("a", "r", "a"), ("b", "r", "b"), ("out", "r", "out")]
+    return f"""
+// out[0..{2 * n - 1}] = a * b, the double-width product of two {n}-limb numbers (no reduction).
+inline void mul_wide_x86_{n}(uint64_t* out, const uint64_t* a, const uint64_t* b) {{
+  uint64_t r[{n + 1}], lo, hi;
+  asm volatile(  // its result is only the stores to out
+{emit(out)}
+      : {operands(outs)}
+      : {operands(ins)}
+      : "rax", "rdx", "cc", "memory");
+}}
+"""
+
+
+def redc(n):
+    # Montgomery reduction of the low half (rounds as in mul()), then the high half added.
+    regs = [f"r{i}" for i in range(n + 1)]
+    t = list(regs)
+    out = [f"movq {8 * j}(%[in]), %[{t[j]}]" for j in range(n)]
+    for i in range(n):
+        out += [f"movq %[{t[0]}], %%rdx", "imulq %[inv], %%rdx", "xorl %%eax, %%eax"]
+        for j in range(n - 1):
+            out += [f"mulxq %[q{j}], %[lo], %[hi]", f"adoxq %[lo], %[{t[j]}]", f"adcxq %[hi], %[{t[j + 1]}]"]
+        out += [f"mulxq %[q{n - 1}], %[lo], %[{t[n]}]", f"adoxq %[lo], %[{t[n - 1]}]",
+                f"adcxq %%rax, %[{t[n]}]", f"adoxq %%rax, %[{t[n]}]"]
+        t = t[1:] + t[:1]
+    out += [f"{'addq' if j == 0 else 'adcq'} {8 * (n + j)}(%[in]), %[{t[j]}]" for j in range(n)]
+    spare = [f"%[{t[n]}]", "%[lo]", "%[hi]", "%%rax", "%%rdx", "%[in]"][:n]
+    out += [f"movq %[{t[j]}], {spare[j]}" for j in range(n)]
+    out += [f"{'subq' if j == 0 else 'sbbq'} %[q{j}], {spare[j]}" for j in range(n)]
+    out += [f"cmovncq {spare[j]}, %[{t[j]}]" for j in range(n)]
+    outs = [(r, "=&r", f"r[{i}]") for i, r in enumerate(regs)] + [("lo", "=&r", "lo"), ("hi", "=&r", "hi"),
+                                                                  ("in", "+&r", "in")]
+    ins = [(f"q{j}", "m", f"q[{j}]") for j in range(n)] + [("inv", "m", "inv")]
+    result = ", ".join(f"r[{regs.index(x)}]" for x in t[:n])
+    return f"""
+// out = in * 2^(-64*{n}) mod q, fully reduced, for a double-width in below q * 2^(64*{n}).
+inline void redc_x86_{n}(uint64_t* out, const uint64_t* in, const uint64_t* q, uint64_t inv) {{
+  uint64_t r[{n + 1}], lo, hi;
+  asm(
+{emit(out)}
+      : {operands(outs)}
+      : {operands(ins)}
+      : "rax", "rdx", "cc", "memory");
+  const uint64_t result[{n}] = {{{result}}};
+  for (int i = 0; i < {n}; ++i) out[i] = result[i];
+}}
+"""
+
+
 print(HEADER, end="")
 for n in (4, 6):
     print(mul(n), end="")
     print(add_sub(n, "add"), end="")
     print(add_sub(n, "sub"), end="")
+print(mul_wide(6), end="")
+print(redc(6), end="")
 print("\n}  // namespace zk::ff")

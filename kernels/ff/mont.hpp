@@ -166,6 +166,17 @@ struct mont_t {
   }
   ZK_HD mont_t sqr() const { return *this * *this; }
 
+#if defined(ZK_X86_ADX)
+  // N zero limbs then the modulus: the x86 kernels (and Fp2's lazy
+  // product) add or subtract one row or the other.
+  static constexpr uint64_t zero_then_modulus_limb(int i) { return i >= N && i < 2 * N ? P::modulus(i - N) : 0; }
+  static constexpr uint64_t zero_then_modulus[12] = {
+      zero_then_modulus_limb(0), zero_then_modulus_limb(1), zero_then_modulus_limb(2),
+      zero_then_modulus_limb(3), zero_then_modulus_limb(4), zero_then_modulus_limb(5),
+      zero_then_modulus_limb(6), zero_then_modulus_limb(7), zero_then_modulus_limb(8),
+      zero_then_modulus_limb(9), zero_then_modulus_limb(10), zero_then_modulus_limb(11)};
+#endif
+
   // this^e for an exponent of `limb_count` little-endian limbs (canonical integer).
   ZK_HD mont_t pow(const uint64_t* e, int limb_count) const { return power(*this, e, limb_count); }
   ZK_HD mont_t pow_u64(uint64_t e) const { return pow(&e, 1); }
@@ -178,15 +189,6 @@ struct mont_t {
   }
 
  private:
-#if defined(ZK_X86_ADX)
-  // N zero limbs then the modulus: the x86 kernels add or subtract one row or the other.
-  static constexpr uint64_t zero_then_modulus_limb(int i) { return i >= N && i < 2 * N ? P::modulus(i - N) : 0; }
-  static constexpr uint64_t zero_then_modulus[12] = {
-      zero_then_modulus_limb(0), zero_then_modulus_limb(1), zero_then_modulus_limb(2),
-      zero_then_modulus_limb(3), zero_then_modulus_limb(4), zero_then_modulus_limb(5),
-      zero_then_modulus_limb(6), zero_then_modulus_limb(7), zero_then_modulus_limb(8),
-      zero_then_modulus_limb(9), zero_then_modulus_limb(10), zero_then_modulus_limb(11)};
-#endif
   // Subtracts m when the value is >= m (inputs are < 2m). Branch-free: the outcome is random,
   // and a mispredicted branch here cost more than the whole subtraction.
   ZK_HD mont_t reduced_once() const {
