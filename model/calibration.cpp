@@ -10,6 +10,7 @@
 
 #include "trace/sidecar.hpp"
 #include "trace/trace_csv.hpp"
+#include "trace_conventions.hpp"
 
 namespace zkpipe::model {
 
@@ -52,6 +53,56 @@ double mean_synthesizing(const std::vector<const trace::Span*>& synth_spans, dou
   for (const trace::Span* span : synth_spans)
     overlap_s += std::max(0.0, std::min(end_s, span->end_s) - std::max(start_s, span->start_s));
   return overlap_s / (end_s - start_s);
+}
+
+double median_of(std::vector<double> values) {
+  std::ranges::nth_element(values, values.begin() + std::ptrdiff_t(values.size() / 2));
+  return values[values.size() / 2];
+}
+
+// A constant fit (the median) reported like the polynomial fits: x is the sample's index.
+FitReport median_report(std::string name, std::string y_name, std::vector<double> y) {
+  const double median = median_of(y);
+  FitReport report{std::move(name), "sample", std::move(y_name), {median}, {}, std::move(y), {}, 0};
+  double squares = 0;
+  for (std::size_t i = 0; i < report.y.size(); ++i) {
+    report.x.push_back(double(i));
+    report.residuals.push_back(report.y[i] - median);
+    squares += report.residuals.back() * report.residuals.back();
+  }
+  report.rms_residual = std::sqrt(squares / double(report.y.size()));
+  return report;
+}
+
+// Assemblies seen, and how many of them overlapped the start of another partition's kernel on
+// the same GPU (then the assembly did not hold the GPU's compute section).
+struct AssemblyEvidence {
+  std::size_t assemblies = 0, overlapped = 0;
+};
+
+void add_assembly_evidence(const trace::Trace& spans, AssemblyEvidence& evidence) {
+  std::map<std::pair<std::string, std::uint32_t>, std::string> gpu_of_partition;
+  std::map<std::string, std::vector<std::pair<double, std::uint32_t>>> kernel_starts;  // gpu -> (start, partition)
+  for (const trace::Span& span : spans)
+    if (trace::is_gpu_compute(span.phase)) {
+      const std::string gpu = span.run + "/" + trace::gpu_of_resource(span.resource);
+      gpu_of_partition[{span.run, span.partition}] = gpu;
+      kernel_starts[gpu].emplace_back(span.start_s, span.partition);
+    }
+  for (auto& [gpu, starts] : kernel_starts) std::ranges::sort(starts);
+  for (const trace::Span& span : spans) {
+    if (span.phase != trace::Phase::assemble) continue;
+    const auto gpu = gpu_of_partition.find({span.run, span.partition});
+    if (gpu == gpu_of_partition.end()) continue;
+    ++evidence.assemblies;
+    const auto& starts = kernel_starts[gpu->second];
+    for (auto it = std::ranges::lower_bound(starts, std::pair{span.start_s, std::uint32_t(0)});
+         it != starts.end() && it->first < span.end_s; ++it)
+      if (it->second != span.partition) {
+        ++evidence.overlapped;
+        break;
+      }
+  }
 }
 
 }  // namespace
@@ -111,10 +162,11 @@ CalibrationFit fit_h2d_benchmark(const std::vector<H2dBenchmarkRow>& rows, std::
 
 CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
   std::map<trace::Phase, std::pair<std::vector<double>, std::vector<double>>> phase_points;
-  std::vector<double> synth_extra_threads, synth_s_per_mconstraint, assemble_s;
+  std::vector<double> synth_extra_threads, synth_s_per_mconstraint, assemble_s, verify_s, section_idle_s;
+  AssemblyEvidence assembly;
   std::map<bool, std::pair<std::vector<double>, std::vector<double>>> h2d_points;  // pinned? -> (t, s/GB)
   for (const std::filesystem::path& path : traces) {
-    const trace::Trace spans = trace::read_csv_file(path);
+    trace::Trace spans = trace::read_csv_file(path);
     const std::filesystem::path sidecar_path = trace::sidecar_path_for(path);
     if (!std::filesystem::exists(sidecar_path))
       throw std::runtime_error(fmt::format("{}: no sidecar {} stating staging and PCIe rate; write it next to the trace",
@@ -125,6 +177,9 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
     if (!staging || link_gbps <= 0)
       throw std::runtime_error(fmt::format("{}: needs settings.staging (pinned|pageable) and machine.pcie_h2d_gbps",
                                            sidecar_path.string()));
+    if (sidecar.source == trace::Source::measured) spans = in_model_convention(spans);
+    for (double idle_s : compute_section_idle_s(spans)) section_idle_s.push_back(idle_s);
+    add_assembly_evidence(spans, assembly);
     std::map<std::string, std::vector<const trace::Span*>> synth_by_run;
     for (const trace::Span& span : spans)
       if (span.phase == trace::Phase::synth) synth_by_run[span.run].push_back(&span);
@@ -143,34 +198,69 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
         h2d_points[pinned].second.push_back(span.duration_s() / (double(span.bytes) / 1e9) - 1 / link_gbps);
       } else if (span.phase == trace::Phase::assemble) {
         assemble_s.push_back(span.duration_s());
+      } else if (span.phase == trace::Phase::verify) {
+        verify_s.push_back(span.duration_s());
       }
     }
   }
   CalibrationFit fit;
   for (auto& [phase, points] : phase_points) {
-    FitReport report = fit_polynomial(fmt::format("gpu_phase_cost.{}", trace::phase_name(phase)), "mitems", "seconds",
-                                      std::move(points.first), std::move(points.second), 1);
+    // Items that vary by less than 10 % (one circuit at one size: partitions differ by a few
+    // scalars) do not identify a slope, only noise: a constant is fitted. More items never cost
+    // less: a negative slope is refitted as a constant too.
+    const auto [fewest, most] = std::ranges::minmax(points.first);
+    const bool spread = most - fewest >= 0.1 * std::abs(most);
+    FitReport report = fit_polynomial(fmt::format("gpu_phase_cost.{}{}", trace::phase_name(phase),
+                                                  spread ? "" : " (items within 10 %: a constant)"),
+                                      "mitems", "seconds", points.first, points.second, spread ? 1 : 0);
+    if (report.coefficients.size() > 1 && report.coefficients[1] < 0)
+      report = fit_polynomial(fmt::format("gpu_phase_cost.{} (negative slope refitted as a constant)",
+                                          trace::phase_name(phase)),
+                              "mitems", "seconds", std::move(points.first), std::move(points.second), 0);
+    report.coefficients.resize(2, 0.0);
     fit.gpu_phase_cost[phase] = {report.coefficients[0], report.coefficients[1]};
     fit.reports.push_back(std::move(report));
   }
   if (!synth_s_per_mconstraint.empty()) {
-    FitReport report = fit_polynomial("synthesis", "extra_threads", "core_s_per_mconstraint",
-                                      std::move(synth_extra_threads), std::move(synth_s_per_mconstraint), 1);
+    FitReport report = fit_polynomial("synthesis", "extra_threads", "core_s_per_mconstraint", synth_extra_threads,
+                                      synth_s_per_mconstraint, 1);
+    // A negative slowdown is not physical (within a run the slow syntheses are those that ended
+    // with fewer others still running, which biases the slope down): fit the mean instead.
+    if (report.coefficients[1] < 0)
+      report = fit_polynomial("synthesis (negative slope refitted as a constant)", "extra_threads",
+                              "core_s_per_mconstraint", std::move(synth_extra_threads),
+                              std::move(synth_s_per_mconstraint), 0);
     fit.synth_core_s_per_mconstraint = report.coefficients[0];
-    fit.synth_slowdown_per_extra_thread = report.coefficients[1] / report.coefficients[0];
+    fit.synth_slowdown_per_extra_thread =
+        report.coefficients.size() > 1 ? report.coefficients[1] / report.coefficients[0] : 0.0;
     fit.reports.push_back(std::move(report));
   }
   for (auto& [pinned, points] : h2d_points) {
-    FitReport report = fit_polynomial(pinned ? "h2d.pinned" : "h2d.pageable", "synthesizing_threads",
-                                      "s_per_gb_above_link", std::move(points.first), std::move(points.second), 2);
+    // More memory load never speeds a copy up: where the fit (of runs that saw a narrow range of
+    // loads) decreases somewhere in 0..256 threads, a lower degree is fitted instead.
+    FitReport report;
+    for (int degree = 2; degree >= 0; --degree) {
+      report = fit_polynomial(degree == 2 ? (pinned ? "h2d.pinned" : "h2d.pageable")
+                                          : fmt::format("{} (degree {}: a higher one decreased)",
+                                                        pinned ? "h2d.pinned" : "h2d.pageable", degree),
+                              "synthesizing_threads", "s_per_gb_above_link", points.first, points.second, degree);
+      const double c1 = report.coefficients.size() > 1 ? report.coefficients[1] : 0;
+      const double c2 = report.coefficients.size() > 2 ? report.coefficients[2] : 0;
+      if (c1 >= 0 && c1 + 2 * 256 * c2 >= 0) break;
+    }
+    report.coefficients.resize(3, 0.0);
     (pinned ? fit.h2d_pinned : fit.h2d_pageable) = path_cost(report);
     fit.reports.push_back(std::move(report));
   }
   if (!h2d_points.empty()) fit.synth_memory_load_threads = 1.0;  // the H2D fits count synthesis threads
-  if (!assemble_s.empty()) {
-    std::ranges::nth_element(assemble_s, assemble_s.begin() + std::ptrdiff_t(assemble_s.size() / 2));
-    fit.assemble_s = assemble_s[assemble_s.size() / 2];
+  if (!assemble_s.empty()) fit.assemble_s = median_of(assemble_s);
+  if (!verify_s.empty()) fit.verify_s = median_of(verify_s);
+  if (!section_idle_s.empty()) {
+    FitReport report = median_report("cpu.compute_section_host_s", "idle_s_in_kernel_window", std::move(section_idle_s));
+    fit.compute_section_host_s = report.coefficients[0];
+    fit.reports.push_back(std::move(report));
   }
+  if (assembly.assemblies > 0) fit.assemble_in_compute_section = assembly.overlapped == 0;
   return fit;
 }
 
@@ -184,6 +274,9 @@ void merge_fit(CalibrationFit& into, CalibrationFit from) {
   take(into.synth_slowdown_per_extra_thread, from.synth_slowdown_per_extra_thread);
   take(into.synth_memory_load_threads, from.synth_memory_load_threads);
   take(into.assemble_s, from.assemble_s);
+  take(into.assemble_in_compute_section, from.assemble_in_compute_section);
+  take(into.compute_section_host_s, from.compute_section_host_s);
+  take(into.verify_s, from.verify_s);
   for (auto& [phase, cost] : from.gpu_phase_cost) into.gpu_phase_cost[phase] = cost;
   for (FitReport& report : from.reports) into.reports.push_back(std::move(report));
 }
@@ -203,7 +296,14 @@ std::string calibration_toml(const CalibrationFit& fit, const std::string& prove
     if (fit.synth_memory_load_threads)
       text += fmt::format("memory_load_threads = {:.9g}\n", *fit.synth_memory_load_threads);
   }
-  if (fit.assemble_s) text += fmt::format("\n[cpu]\nassemble_s = {:.9g}\n", *fit.assemble_s);
+  if (fit.assemble_s || fit.assemble_in_compute_section || fit.compute_section_host_s || fit.verify_s) {
+    text += "\n[cpu]\n";
+    if (fit.assemble_s) text += fmt::format("assemble_s = {:.9g}\n", *fit.assemble_s);
+    if (fit.assemble_in_compute_section)
+      text += fmt::format("assemble_in_compute_section = {}\n", *fit.assemble_in_compute_section);
+    if (fit.compute_section_host_s) text += fmt::format("compute_section_host_s = {:.9g}\n", *fit.compute_section_host_s);
+    if (fit.verify_s) text += fmt::format("verify_s = {:.9g}\n", *fit.verify_s);
+  }
   for (const auto& [phase, cost] : fit.gpu_phase_cost)
     text += fmt::format("\n[gpu_phase_cost.{}]\nfixed_s = {:.9g}\nper_mitem_s = {:.9g}\n", trace::phase_name(phase),
                         cost.fixed_s, cost.per_mitem_s);

@@ -35,6 +35,9 @@ struct CalibrationFit {
   std::optional<double> synth_slowdown_per_extra_thread;
   std::optional<double> synth_memory_load_threads;
   std::optional<double> assemble_s;
+  std::optional<bool> assemble_in_compute_section;
+  std::optional<double> compute_section_host_s;
+  std::optional<double> verify_s;
   std::map<trace::Phase, PhaseCost> gpu_phase_cost;
   std::vector<FitReport> reports;
 };
@@ -51,7 +54,11 @@ CalibrationFit fit_h2d_benchmark(const std::vector<H2dBenchmarkRow>& rows, std::
 double idle_pinned_gbps(const std::vector<H2dBenchmarkRow>& rows);
 
 // Fits from traces; each trace file needs its sidecar (trace.json) with settings.staging and
-// machine.pcie_h2d_gbps.
+// machine.pcie_h2d_gbps. Measured traces (sidecar source "measured": the engine's) are read in
+// the model's item convention first (trace_conventions.hpp). Besides the fits: assemble_s and
+// verify_s are the medians of those spans; compute_section_host_s the median idle time inside a
+// GPU attempt's kernel window; assemble_in_compute_section is true when assemblies were seen and
+// no other partition's kernel on the same GPU ever started during one (the section was held).
 CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces);
 
 // Merges `from` into `into` (values in `from` win) and appends its reports.

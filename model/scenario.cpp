@@ -210,6 +210,9 @@ Calibration read_calibration(TableReader& root, double link_gbps) {
 
   TableReader cpu = root.table("cpu");
   calibration.assemble_s = cpu.number("assemble_s", 0, 0, 1e4);
+  calibration.assemble_in_compute_section = cpu.boolean("assemble_in_compute_section", false);
+  calibration.compute_section_host_s = cpu.number("compute_section_host_s", 0, 0, 1e4);
+  calibration.verify_s = cpu.number("verify_s", 0, 0, 1e4);
   cpu.reject_unknown_keys();
 
   TableReader phases = root.table("gpu_phase_cost");

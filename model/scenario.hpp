@@ -55,6 +55,12 @@ struct Calibration {
   double synth_slowdown_per_extra_thread = 0;
   double synth_memory_load_threads = 1;  // memcpy-equivalent memory-loading threads per synthesis thread
   double assemble_s = 0;
+  // The worker's proof assembly holds its GPU's compute section (the engine assembles inside it).
+  bool assemble_in_compute_section = false;
+  // CPU seconds a worker spends inside its GPU's compute section with no kernel running (the
+  // engine split the witness there, after the first kernels): the GPU is held but idle.
+  double compute_section_host_s = 0;
+  double verify_s = 0;  // CPU seconds to verify a proof, on the worker after assembly (0: no verify)
   std::map<trace::Phase, PhaseCost> gpu_phase_cost;  // only phases listed are simulated
 };
 

@@ -258,25 +258,48 @@ void gpu_worker(Simulation& sim, policy::WorkerId worker) {
       return sim.worker_died(worker);
     if (!report(Simulation::Event::synthesis_may_resume, [&] { sim.policy.copy_finished(partition); })) return;
 
+    const Calibration& calibration = scenario.calibration;
+    bool gpu_error = false, assembled = false;
+    double assemble_start_s = 0;
     {
       std::unique_lock compute(*gpu.compute);
-      for (const auto& [phase, cost] : scenario.calibration.gpu_phase_cost) {
+      bool first_kernel = true;
+      for (const auto& [phase, cost] : calibration.gpu_phase_cost) {
         if (!sim.policy.worker_alive(worker)) break;  // a dead worker launches no more kernels
         const std::uint64_t items = phase_items(phase, scenario.workload);
         start_s = sg4::Engine::get_clock();
         sim.execute(gpu.host, cost.seconds(items));
         sim.record(partition, phase, resource, start_s, 0, items);
+        if (first_kernel) sim.execute(sim.cpu, calibration.compute_section_host_s);  // the GPU held, idle
+        first_kernel = false;
+      }
+      if (calibration.assemble_in_compute_section && sim.policy.worker_alive(worker)) {
+        gpu_error = sim.faults.gpu_error(partition, assignment.attempt);
+        if (!gpu_error) {
+          assemble_start_s = sg4::Engine::get_clock();
+          sim.execute(sim.cpu, calibration.assemble_s);
+          assembled = true;
+        }
       }
     }
-    if (!sim.policy.worker_alive(worker)) return;  // died computing: the policy requeued the partition
-    if (sim.faults.gpu_error(partition, assignment.attempt)) {
+    if (!sim.policy.worker_alive(worker)) return;  // died computing or assembling: the policy requeued the partition
+    if (!calibration.assemble_in_compute_section) gpu_error = sim.faults.gpu_error(partition, assignment.attempt);
+    if (gpu_error) {
       if (!report(Simulation::Event::synthesis_may_resume, [&] { sim.policy.attempt_failed(partition); })) return;
       continue;
     }
-    start_s = sg4::Engine::get_clock();
-    sim.execute(sim.cpu, scenario.calibration.assemble_s);
-    if (!sim.policy.worker_alive(worker)) return;  // the proof died with its worker; requeued
-    sim.record(partition, Phase::assemble, "cpu:assemble", start_s, 0, 0);
+    if (!assembled) {
+      assemble_start_s = sg4::Engine::get_clock();
+      sim.execute(sim.cpu, calibration.assemble_s);
+      if (!sim.policy.worker_alive(worker)) return;  // the proof died with its worker; requeued
+    }
+    sim.record(partition, Phase::assemble, "cpu:assemble", assemble_start_s, 0, 0);
+    if (calibration.verify_s > 0) {
+      start_s = sg4::Engine::get_clock();
+      sim.execute(sim.cpu, calibration.verify_s);
+      if (!sim.policy.worker_alive(worker)) return;  // the proof died with its worker; requeued
+      sim.record(partition, Phase::verify, "cpu:verify", start_s, 0, 0);
+    }
     sim.policy.attempt_succeeded(partition);
     sim.announce(Simulation::Event::proved);
   }
@@ -335,6 +358,7 @@ SimulationResult simulate_in_this_process(const Scenario& scenario) {
   sg4::Engine::set_config("network/optim:Full");
 
   Simulation sim(scenario);
+  sim.spans.reserve(std::size_t(scenario.workload.partitions) * (scenario.calibration.gpu_phase_cost.size() + 6));
   if (sim.faults.pinned_allocation_fails()) sim.policy.pinned_allocation_failed();
   build_platform(sim);
   for (std::uint32_t thread = 0; thread < scenario.policy.synthesis_threads; ++thread)

@@ -18,6 +18,7 @@
 #include "sidecar_facts.hpp"
 #include "simulation.hpp"
 #include "sweep.hpp"
+#include "validation.hpp"
 #include "trace/perfetto.hpp"
 #include "trace/sidecar.hpp"
 #include "trace/summary.hpp"
@@ -222,6 +223,36 @@ void add_report(CLI::App& app) {
   }));
 }
 
+void add_validate(CLI::App& app) {
+  struct Options {
+    std::string traces, output = "validation";
+    std::vector<std::string> calibrate_on, calibration;
+    std::size_t parallel = std::max(1u, std::thread::hardware_concurrency());
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* command = app.add_subcommand(
+      "validate", "Calibrate on some measured runs, predict the others, print measured vs simulated per held-out run");
+  command->add_option("--traces", options->traces, "folder of measured runs (<run>/trace.csv + trace.json, any depth)")
+      ->required()->check(CLI::ExistingDirectory);
+  command->add_option("--calibrate-on", options->calibrate_on,
+                      "runs to calibrate on: shell globs on run names (e.g. 'poseidon-merkle/sweep-*-s[14]'); "
+                      "default: per workload, every other run in name order")->delimiter(',');
+  command->add_option("--calibration", options->calibration,
+                      "calibration TOML read before the fit, e.g. scenarios/calibration/h200-h2d.toml (costs the "
+                      "calibration runs cannot show)")->check(CLI::ExistingFile);
+  command->add_option("-o,--output", options->output, "folder for calibrations, scenarios, simulated traces and validation.md")
+      ->capture_default_str();
+  command->add_option("-j,--jobs", options->parallel, "simulations in parallel (default: cores)")->capture_default_str()
+      ->check(CLI::Range(1, 4096));
+  command->callback(guarded("validate", [options] {
+    ValidationOptions validation{options->traces, options->output, options->calibrate_on, {}, options->parallel};
+    for (const std::string& file : options->calibration) validation.base_calibration.emplace_back(file);
+    const ValidationResult result = validate(validation);
+    std::cout << result.fit_reports << '\n' << format_validation(result)
+              << fmt::format("calibrations, scenarios, simulated traces and validation.md in {}\n", options->output);
+  }));
+}
+
 }  // namespace
 
 void add_model_commands(CLI::App& app) {
@@ -230,6 +261,7 @@ void add_model_commands(CLI::App& app) {
   add_calibrate(app);
   add_compare(app);
   add_report(app);
+  add_validate(app);
 }
 
 }  // namespace zkpipe::tools

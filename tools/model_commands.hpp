@@ -4,6 +4,7 @@
 //   calibrate TRACE...  least-squares fits (and/or an H2D benchmark CSV) to a calibration TOML
 //   compare MEASURED SIMULATED   error per summary metric
 //   report TRACE        an HTML page with SVG charts
+//   validate --traces DIR   calibrate on some measured runs, predict the rest, table of errors
 // A failing command prints one line "zkpipe <command>: <what went wrong>" to stderr and exits 1
 // (it throws CLI::RuntimeError(1), which CLI11's app.exit turns into the exit code).
 #pragma once

@@ -108,6 +108,28 @@ TEST(ModelCommands, SweepAndReportWriteTheirFiles) {
   EXPECT_NE(html.str().find("id=\"heatmap\""), std::string::npos);
 }
 
+TEST(ModelCommands, ValidateCalibratesOnSomeShippedRunsAndTabulatesTheOthers) {
+  testing::ScratchDirectory scratch;
+  const std::string traces = (testing::source_dir() / "scenarios/calibration/traces/staging-h200-20261129T1020").string();
+  const std::string h2d = (testing::source_dir() / "scenarios/calibration/h200-h2d.toml").string();
+  ::testing::internal::CaptureStdout();
+  ASSERT_EQ(run_zkpipe({"validate", "--traces", traces, "--calibration", h2d, "--calibrate-on", "*/pinned", "-o",
+                        (scratch.path() / "out").string()}),
+            0);
+  const std::string output = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(output.find("| dense/pageable | dense-1000000 |"), std::string::npos) << output;
+  EXPECT_NE(output.find("| poseidon-merkle/pageable | poseidon-merkle-975590 |"), std::string::npos) << output;
+  EXPECT_NE(output.find("mean |throughput error|"), std::string::npos) << output;
+  EXPECT_NE(output.find("fit gpu_phase_cost.msm_b2"), std::string::npos) << output;
+  EXPECT_TRUE(std::filesystem::exists(scratch.path() / "out" / "validation.md"));
+
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(run_zkpipe({"validate", "--traces", traces, "--calibrate-on", "*", "-o", (scratch.path() / "none").string()}), 1);
+  const std::string error = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(error.find("zkpipe validate: "), std::string::npos) << error;
+  EXPECT_NE(error.find("need both"), std::string::npos) << error;
+}
+
 TEST(ModelCommands, BadInputIsOneLineAndExitCodeOne) {
   testing::ScratchDirectory scratch;
   std::ofstream(scratch.path() / "bad.toml") << "[policy]\nthreads = 3\n";

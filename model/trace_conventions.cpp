@@ -1,0 +1,136 @@
+#include "trace_conventions.hpp"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+namespace zkpipe::model {
+
+namespace {
+
+using trace::Phase;
+using PartitionKey = std::pair<std::string, std::uint32_t>;  // run, partition
+
+// One worker's kernels for one attempt at a partition, in start order: an attempt begins again
+// where the first phase of the current one repeats (the engine's ntt, the model's first listed phase).
+struct Attempt {
+  std::vector<std::size_t> spans;  // indices into the trace
+  std::uint64_t ones = 0;          // largest batch_add items: the 1-scalars over all of z
+  std::uint64_t significant = 0;   // msm_a items: the scalars neither 0 nor 1 over all of z
+  bool has_msm_a = false;
+};
+
+// The partition's constraints: items of its a/b/c copy or of its synthesis (both carry them).
+std::map<PartitionKey, std::uint64_t> constraints_by_partition(const trace::Trace& spans) {
+  std::map<PartitionKey, std::uint64_t> constraints;
+  for (const trace::Span& span : spans)
+    if ((span.phase == Phase::h2d || span.phase == Phase::synth) && span.items > 0)
+      constraints.try_emplace({span.run, span.partition}, span.items);
+  return constraints;
+}
+
+std::vector<Attempt> gpu_attempts(const trace::Trace& spans) {
+  std::map<std::pair<PartitionKey, std::string>, std::vector<std::size_t>> by_worker;
+  for (std::size_t i = 0; i < spans.size(); ++i)
+    if (trace::is_gpu_compute(spans[i].phase)) by_worker[{{spans[i].run, spans[i].partition}, spans[i].resource}].push_back(i);
+  std::vector<Attempt> attempts;
+  for (auto& [key, indices] : by_worker) {
+    std::ranges::stable_sort(indices, {}, [&](std::size_t i) { return spans[i].start_s; });
+    for (std::size_t n = 0; n < indices.size(); ++n) {
+      const std::size_t i = indices[n];
+      if (n == 0 || spans[i].phase == spans[attempts.back().spans.front()].phase) attempts.emplace_back();
+      Attempt& attempt = attempts.back();
+      attempt.spans.push_back(i);
+      if (spans[i].phase == Phase::batch_add) attempt.ones = std::max(attempt.ones, spans[i].items);
+      if (spans[i].phase == Phase::msm_a) {
+        attempt.significant = spans[i].items;
+        attempt.has_msm_a = true;
+      }
+    }
+  }
+  return attempts;
+}
+
+template <typename T>
+T median_of(std::vector<T> values) {
+  std::ranges::nth_element(values, values.begin() + std::ptrdiff_t(values.size() / 2));
+  return values[values.size() / 2];
+}
+
+}  // namespace
+
+trace::Trace in_model_convention(const trace::Trace& measured) {
+  const auto constraints = constraints_by_partition(measured);
+  trace::Trace converted;
+  converted.reserve(measured.size());
+  for (const trace::Span& span : measured)
+    if (!trace::is_gpu_compute(span.phase)) converted.push_back(span);
+  for (const Attempt& attempt : gpu_attempts(measured)) {
+    const trace::Span& first = measured[attempt.spans.front()];
+    const auto size = constraints.find({first.run, first.partition});
+    std::optional<trace::Span> batch_add;
+    for (std::size_t i : attempt.spans) {
+      trace::Span span = measured[i];
+      switch (span.phase) {
+        case Phase::ntt:
+        case Phase::msm_h:
+          if (size != constraints.end()) span.items = size->second;
+          converted.push_back(std::move(span));
+          break;
+        case Phase::batch_add:
+          if (!batch_add) {
+            batch_add = span;
+            batch_add->items = attempt.ones;
+          } else {
+            batch_add->end_s += span.duration_s();
+          }
+          break;
+        case Phase::msm_a:
+        case Phase::msm_b1:
+        case Phase::msm_l:
+        case Phase::msm_b2:
+          if (attempt.has_msm_a) span.items = attempt.ones + attempt.significant;
+          converted.push_back(std::move(span));
+          break;
+        default: converted.push_back(std::move(span)); break;
+      }
+    }
+    if (batch_add) converted.push_back(std::move(*batch_add));
+  }
+  std::ranges::stable_sort(converted, {}, &trace::Span::start_s);
+  return converted;
+}
+
+std::vector<double> compute_section_idle_s(const trace::Trace& spans) {
+  std::vector<double> idle;
+  for (const Attempt& attempt : gpu_attempts(spans)) {
+    double begin_s = spans[attempt.spans.front()].start_s, end_s = begin_s, busy_s = 0;
+    for (std::size_t i : attempt.spans) {
+      end_s = std::max(end_s, spans[i].end_s);
+      busy_s += spans[i].duration_s();
+    }
+    idle.push_back(std::max(0.0, end_s - begin_s - busy_s));
+  }
+  return idle;
+}
+
+std::optional<WorkloadShape> measured_shape(const trace::Trace& measured) {
+  const auto constraints = constraints_by_partition(measured);
+  std::vector<std::uint64_t> sizes;
+  std::vector<double> one_shares, zero_shares;
+  for (const Attempt& attempt : gpu_attempts(measured)) {
+    const trace::Span& first = measured[attempt.spans.front()];
+    const auto size = constraints.find({first.run, first.partition});
+    if (!attempt.has_msm_a || size == constraints.end()) continue;
+    const double n = double(size->second);
+    sizes.push_back(size->second);
+    const double ones = std::min(1.0, double(attempt.ones) / n);
+    one_shares.push_back(ones);
+    zero_shares.push_back(std::clamp(1 - double(attempt.ones + attempt.significant) / n, 0.0, 1 - ones));
+  }
+  if (sizes.empty()) return std::nullopt;
+  const double ones = median_of(one_shares);
+  return WorkloadShape{median_of(sizes), ones, std::min(median_of(zero_shares), 1 - ones)};
+}
+
+}  // namespace zkpipe::model

@@ -1,0 +1,211 @@
+#include "validation.hpp"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "calibration.hpp"
+#include "child_process.hpp"
+#include "scenario.hpp"
+#include "sidecar_facts.hpp"
+#include "simulation.hpp"
+#include "trace/trace_csv.hpp"
+#include "trace_conventions.hpp"
+
+namespace zkpipe::model {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A run name as a scenario name and a file name: letters, digits and . _ - + only.
+std::string safe_name(const std::string& name) {
+  std::string safe = name;
+  for (char& c : safe)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-' && c != '+') c = '.';
+  return safe;
+}
+
+const nlohmann::json& required(const nlohmann::json& table, const char* key, const MeasuredRun& run,
+                               const char* section) {
+  if (!table.contains(key))
+    throw std::runtime_error(fmt::format("{}: the sidecar has no {}.{}: the model needs it to predict the run",
+                                         trace::sidecar_path_for(run.trace).string(), section, key));
+  return table.at(key);
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!out || !(out << text)) throw std::runtime_error(fmt::format("cannot write {}", path.string()));
+}
+
+}  // namespace
+
+std::vector<MeasuredRun> find_measured_runs(const fs::path& folder) {
+  if (!fs::is_directory(folder)) throw std::runtime_error(fmt::format("{}: not a folder of measured runs", folder.string()));
+  std::vector<MeasuredRun> runs;
+  for (const auto& entry : fs::recursive_directory_iterator(folder)) {
+    if (!entry.is_regular_file() || entry.path().filename() != "trace.csv") continue;
+    const fs::path sidecar = trace::sidecar_path_for(entry.path());
+    if (!fs::exists(sidecar)) continue;
+    MeasuredRun run;
+    run.name = fs::relative(entry.path().parent_path(), folder).generic_string();
+    run.trace = entry.path();
+    run.sidecar = trace::read_sidecar(sidecar);
+    if (run.sidecar.source != trace::Source::measured) continue;
+    run.stage_alone = run.sidecar.settings.value("stage_alone", std::string("none")) != "none";
+    run.workload = fmt::format("{}-{}", run.sidecar.scenario.value("job", std::string("workload")),
+                               run.sidecar.scenario.value("constraints_per_partition", std::uint64_t(0)));
+    runs.push_back(std::move(run));
+  }
+  std::ranges::sort(runs, {}, &MeasuredRun::name);
+  return runs;
+}
+
+ValidationSplit split_runs(const std::vector<MeasuredRun>& runs, const std::vector<std::string>& calibrate_on) {
+  ValidationSplit split;
+  std::map<std::string, std::size_t> seen_of_workload;
+  for (const MeasuredRun& run : runs) {
+    if (run.stage_alone) continue;
+    bool calibrates;
+    if (calibrate_on.empty()) {
+      calibrates = seen_of_workload[run.workload]++ % 2 == 0;
+    } else {
+      calibrates = std::ranges::any_of(calibrate_on, [&](const std::string& glob) {
+        return ::fnmatch(glob.c_str(), run.name.c_str(), 0) == 0;
+      });
+    }
+    (calibrates ? split.calibration : split.held_out).push_back(run);
+  }
+  return split;
+}
+
+std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::path>& calibration_files) {
+  const nlohmann::json& settings = run.sidecar.settings;
+  const nlohmann::json& machine = run.sidecar.machine;
+  const nlohmann::json& job = run.sidecar.scenario;
+  const auto shape = measured_shape(trace::read_csv_file(run.trace));
+  if (!shape)
+    throw std::runtime_error(fmt::format("{}: no GPU attempt with msm_a and a partition size: nothing to predict",
+                                         run.trace.string()));
+  const auto abc_bytes = required(job, "partition_abc_bytes", run, "scenario").get<double>();
+  std::string includes;
+  for (const fs::path& file : calibration_files) includes += fmt::format("{}\"{}\"", includes.empty() ? "" : ", ", file.string());
+  const std::string staging = required(settings, "staging", run, "settings").get<std::string>();
+  return fmt::format(
+      "# {}: the measured run {}, predicted (written by zkpipe validate)\n"
+      "name = \"{}\"\nseed = 1\ncalibration = [{}]\n\n"
+      "[hardware]\ncores = {}\npcie_h2d_gbps = {:.9g}\ngpus = {}\n\n"
+      "[workload]\npartitions = {}\nconstraints_per_partition = {}\nbytes_per_constraint = {}\n"
+      "zero_scalar_share = {:.9g}\none_scalar_share = {:.9g}\n\n"
+      "[policy]\nsynthesis_threads = {}\npartitions_in_flight = {}\nstaging = \"{}\"\npool_slabs = {}\n"
+      "host_budget_gib = {:.9g}\nworkers_per_gpu = {}\nsrs_residency = \"{}\"\nretry_limit = {}\n",
+      safe_name(run.name), run.trace.string(), safe_name(run.name), includes,
+      required(machine, "cores", run, "machine").get<std::uint64_t>(),
+      required(machine, "pcie_h2d_gbps", run, "machine").get<double>(), settings.value("gpus", std::uint64_t(1)),
+      required(job, "partitions", run, "scenario").get<std::uint64_t>(), shape->constraints,
+      std::max<std::uint64_t>(1, std::uint64_t(std::llround(abc_bytes / double(shape->constraints)))),
+      shape->zero_scalar_share, shape->one_scalar_share,
+      required(settings, "synthesis_threads", run, "settings").get<std::uint64_t>(),
+      required(settings, "partitions_in_flight", run, "settings").get<std::uint64_t>(), staging,
+      staging == "pinned" ? required(settings, "pool_slabs", run, "settings").get<std::uint64_t>() : 0,
+      required(settings, "host_budget_bytes", run, "settings").get<double>() / double(1ull << 30),
+      required(settings, "workers_per_gpu", run, "settings").get<std::uint64_t>(),
+      settings.value("srs_residency", std::string("device")), settings.value("retry_limit", std::uint64_t(2)));
+}
+
+ValidationResult validate(const ValidationOptions& options) {
+  const std::vector<MeasuredRun> runs = find_measured_runs(options.traces);
+  const ValidationSplit split = split_runs(runs, options.calibrate_on);
+  if (split.calibration.empty() || split.held_out.empty())
+    throw std::runtime_error(fmt::format("{}: {} measured run(s), {} to calibrate on and {} held out: need both",
+                                         options.traces.string(), runs.size(), split.calibration.size(),
+                                         split.held_out.size()));
+  fs::create_directories(options.output);
+  std::vector<fs::path> base;
+  for (const fs::path& file : options.base_calibration) base.push_back(fs::absolute(file));
+
+  ValidationResult result;
+  for (const MeasuredRun& run : split.calibration) result.calibration_runs.push_back(run.name);
+  // One calibration per workload that has calibration runs, and one of all runs for the others.
+  std::map<std::string, fs::path> calibration_of;  // workload (or "all") -> calibration TOML
+  auto calibration_for = [&](const std::string& workload) -> const fs::path& {
+    if (const auto found = calibration_of.find(workload); found != calibration_of.end()) return found->second;
+    std::vector<fs::path> traces;
+    for (const MeasuredRun& run : split.calibration)
+      if (workload == "all" || run.workload == workload) traces.push_back(run.trace);
+    const CalibrationFit fit = fit_traces(traces);
+    const fs::path file = fs::absolute(options.output / fmt::format("calibration-{}.toml", safe_name(workload)));
+    write_text(file, calibration_toml(fit, fmt::format("fitted by zkpipe validate from {} measured run(s) of {}",
+                                                       traces.size(), workload)));
+    result.fit_reports += fmt::format("calibration {} ({} runs):\n{}", workload, traces.size(), format_fit_reports(fit.reports));
+    return calibration_of.emplace(workload, file).first->second;
+  };
+
+  std::vector<Scenario> scenarios;
+  for (const MeasuredRun& run : split.held_out) {
+    const bool own = std::ranges::any_of(split.calibration, [&](const MeasuredRun& c) { return c.workload == run.workload; });
+    ValidatedRun validated;
+    validated.name = run.name;
+    validated.calibrated_on = own ? run.workload : "all";
+    std::vector<fs::path> files = base;
+    files.push_back(calibration_for(validated.calibrated_on));
+    const fs::path folder = options.output / run.name;
+    fs::create_directories(folder);
+    const std::string text = scenario_toml_for_run(run, files);
+    write_text(folder / "scenario.toml", text);
+    scenarios.push_back(parse_scenario_text(text, (folder / "scenario.toml").string(), folder).base);
+    validated.measured = trace::summarize(trace::read_csv_file(run.trace));
+    result.runs.push_back(std::move(validated));
+  }
+
+  const std::vector<std::string> outputs = run_in_children(
+      scenarios.size(), [&](std::size_t i) { return serialize_result(simulate_in_this_process(scenarios[i])); },
+      std::max<std::size_t>(1, options.parallel));
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    ValidatedRun& run = result.runs[i];
+    const SimulationResult simulated = deserialize_result("simulation of " + run.name, outputs[i]);
+    const fs::path csv = options.output / run.name / "simulated.csv";
+    trace::write_csv_file(csv, simulated.spans);
+    trace::write_sidecar(trace::sidecar_path_for(csv), simulation_sidecar(scenarios[i], simulated));
+    run.simulated = trace::summarize(simulated.spans);
+    run.throughput_error_pct = run.measured.partitions_per_s > 0
+                                   ? 100 * (run.simulated.partitions_per_s - run.measured.partitions_per_s) /
+                                         run.measured.partitions_per_s
+                                   : INFINITY;
+    run.utilization_points = 100 * (run.simulated.gpu_utilization - run.measured.gpu_utilization);
+    result.mean_abs_throughput_error_pct += std::abs(run.throughput_error_pct) / double(scenarios.size());
+    result.max_abs_utilization_points = std::max(result.max_abs_utilization_points, std::abs(run.utilization_points));
+  }
+  write_text(options.output / "validation.md", format_validation(result));
+  return result;
+}
+
+std::string format_validation(const ValidationResult& result) {
+  std::string text = fmt::format(
+      "Calibrated on {} run(s): {}\n\n"
+      "| held-out run | calibrated on | measured partitions/s | simulated partitions/s | error | "
+      "measured GPU util | simulated GPU util | difference |\n"
+      "|---|---|---:|---:|---:|---:|---:|---:|\n",
+      result.calibration_runs.size(), fmt::join(result.calibration_runs, ", "));
+  for (const ValidatedRun& run : result.runs)
+    text += fmt::format("| {} | {} | {:.3f} | {:.3f} | {:+.1f} % | {:.1f} % | {:.1f} % | {:+.1f} pt |\n", run.name,
+                        run.calibrated_on, run.measured.partitions_per_s, run.simulated.partitions_per_s,
+                        run.throughput_error_pct, 100 * run.measured.gpu_utilization,
+                        100 * run.simulated.gpu_utilization, run.utilization_points);
+  const bool throughput_met = result.mean_abs_throughput_error_pct <= 5;
+  const bool utilization_met = result.max_abs_utilization_points <= 5;
+  text += fmt::format("\nmean |throughput error| {:.2f} % over {} held-out run(s) (target <= 5 %: {})\n"
+                      "max |GPU utilization difference| {:.2f} points (target <= 5 points: {})\n",
+                      result.mean_abs_throughput_error_pct, result.runs.size(), throughput_met ? "met" : "NOT met",
+                      result.max_abs_utilization_points, utilization_met ? "met" : "NOT met");
+  return text;
+}
+
+}  // namespace zkpipe::model
