@@ -249,6 +249,7 @@ int main(int argc, char** argv) {
   setup->add_option("--constraints", setup_options.constraints, "target constraint count")->capture_default_str();
   setup->add_option("--seed", setup_options.seed, "seed of the toxic waste")->capture_default_str();
   setup->add_option("--out-dir", setup_options.out_dir, "folder for proving.key and verification_key.json")->capture_default_str();
+  setup->add_option("--backend", setup_options.backend, "where the fixed-base products run: cpu or cuda")->capture_default_str();
   setup->callback([&] { run_setup(setup_options); });
 
   ProveOptions prove_options;

@@ -8,7 +8,6 @@
 // copies of a key's bases between calls (prepare()).
 #pragma once
 #include <cstdint>
-#include <algorithm>
 #include <span>
 #include <string>
 #include <vector>
@@ -43,22 +42,24 @@ class ProverBackend {
   virtual G1 sum(std::span<const G1Affine> bases, std::span<const uint32_t> indices) = 0;
   virtual G2 sum(std::span<const G2Affine> bases, std::span<const uint32_t> indices) = 0;
 
-  // The engine's staging seam: quotient_evaluations() in two steps, so that the host buffers
-  // holding a, b, c (a pinned slab or pageable memory) can be reused once they are copied.
-  // stage_quotient_inputs() copies a, b, c (domain.n each) into the backend's own memory;
-  // staged_quotient_evaluations() then leaves in `out` (domain.n) what quotient_evaluations()
-  // leaves in a. These defaults keep the copies in host vectors, which suits backends computing
-  // on the host; a GPU backend overrides both to copy host-to-device once, from the caller's
-  // (pinned) memory, into the device buffers the quotient runs on.
+  // The prover's staging seam: the quotient in three steps, so that the host buffers holding
+  // a, b, c (a pinned slab or pageable memory) can be reused once they are copied, and so that
+  // the quotient stays where it was computed. stage_quotient_inputs() copies a, b, c (domain.n
+  // each) into the backend's own memory; staged_quotient_evaluations() computes there what
+  // quotient_evaluations() leaves in a; staged_quotient_msm() is the MSM of `bases` (the key's H
+  // points) with those evaluations as scalars, after which the staged inputs are spent. These
+  // defaults keep the copies in host vectors, which suits backends computing on the host; a GPU
+  // backend overrides them to copy host-to-device once, from the caller's (pinned) memory, and
+  // to keep the quotient on the device.
   virtual void stage_quotient_inputs(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c) {
     staged_a_.assign(a.begin(), a.end());
     staged_b_.assign(b.begin(), b.end());
     staged_c_.assign(c.begin(), c.end());
   }
-  virtual void staged_quotient_evaluations(std::span<Fr> out, const ntt::Domain& domain) {
+  virtual void staged_quotient_evaluations(const ntt::Domain& domain) {
     quotient_evaluations(staged_a_, staged_b_, staged_c_, domain);
-    std::copy_n(staged_a_.begin(), std::min(out.size(), staged_a_.size()), out.begin());
   }
+  virtual G1 staged_quotient_msm(std::span<const G1Affine> bases) { return msm(bases, {}, staged_a_); }
 
  private:
   std::vector<Fr> staged_a_, staged_b_, staged_c_;

@@ -57,6 +57,7 @@ struct CudaBackend::Impl {
   DeviceBases<G2Affine> g2_bases;
   cuda::DeviceBuffer<Fr> scalars, quotient;  // quotient: a, b, c one after the other
   size_t staged_n = 0;                        // elements of each staged quotient input
+  size_t quotient_n = 0;                      // elements of the computed quotient (in its first n)
   cuda::DeviceBuffer<uint32_t> index;
 
   const uint32_t* upload_index(std::span<const uint32_t> indices) {
@@ -125,16 +126,25 @@ void CudaBackend::stage_quotient_inputs(std::span<const Fr> a, std::span<const F
   q.upload(c, s, 2 * n);
   impl_->stream.synchronize();
   impl_->staged_n = n;
+  impl_->quotient_n = 0;
 }
 
-void CudaBackend::staged_quotient_evaluations(std::span<Fr> out, const ntt::Domain& domain) {
-  if (impl_->staged_n != domain.n || out.size() > domain.n)
-    fail("cuda quotient: {} elements staged and {} wanted for a domain of {}", impl_->staged_n, out.size(), domain.n);
+void CudaBackend::staged_quotient_evaluations(const ntt::Domain& domain) {
+  if (impl_->staged_n != domain.n)
+    fail("cuda quotient: {} elements staged for a domain of {}", impl_->staged_n, domain.n);
   Fr* d_a = impl_->quotient.get();
   impl_->ntt.quotient_evaluations(d_a, d_a + domain.n, d_a + 2 * domain.n, domain, impl_->stream.get());
-  impl_->quotient.download(out, impl_->stream.get(), 0);
   impl_->stream.synchronize();
   impl_->staged_n = 0;  // b and c are clobbered
+  impl_->quotient_n = domain.n;
+}
+
+G1 CudaBackend::staged_quotient_msm(std::span<const G1Affine> bases) {
+  const size_t n = std::exchange(impl_->quotient_n, 0);
+  if (n == 0) fail("cuda quotient: staged_quotient_msm without a computed quotient");
+  if (bases.size() < n) fail("cuda msm: {} quotient scalars but only {} bases", n, bases.size());
+  const cudaStream_t s = impl_->stream.get();
+  return impl_->g1.msm(impl_->g1_bases.find_or_upload(bases, s), nullptr, impl_->quotient.get(), n, s);
 }
 
 void CudaBackend::quotient_evaluations(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c,
@@ -142,7 +152,10 @@ void CudaBackend::quotient_evaluations(std::span<Fr> a, std::span<Fr> b, std::sp
   if (a.size() != domain.n)
     fail("cuda quotient: vectors of {} elements for a domain of {}", a.size(), domain.n);
   stage_quotient_inputs(a, b, c);
-  staged_quotient_evaluations(a, domain);
+  staged_quotient_evaluations(domain);
+  impl_->quotient.download(a, impl_->stream.get(), 0);
+  impl_->stream.synchronize();
+  impl_->quotient_n = 0;
 }
 
 G1 CudaBackend::msm(std::span<const G1Affine> bases, std::span<const uint32_t> indices, std::span<const Fr> scalars) {

@@ -24,9 +24,10 @@ class CudaBackend final : public ProverBackend {
   void quotient_evaluations(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c,
                             const ntt::Domain& domain) override;
   // Copies a, b, c to the device (returns when the host buffers may be reused); the quotient
-  // then runs there and only its result comes back.
+  // then runs there and stays there as the scalars of the H MSM.
   void stage_quotient_inputs(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c) override;
-  void staged_quotient_evaluations(std::span<Fr> out, const ntt::Domain& domain) override;
+  void staged_quotient_evaluations(const ntt::Domain& domain) override;
+  G1 staged_quotient_msm(std::span<const G1Affine> bases) override;
   G1 msm(std::span<const G1Affine> bases, std::span<const uint32_t> indices,
          std::span<const Fr> scalars) override;
   G2 msm(std::span<const G2Affine> bases, std::span<const uint32_t> indices,

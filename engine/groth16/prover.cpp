@@ -56,33 +56,34 @@ auto split_msm(ProverBackend& backend, std::span<const Affine> bases, const Witn
 
 }  // namespace
 
-Proof prove(ProverBackend& backend, const ProvingKey& pk, std::span<Fr> a, std::span<Fr> b,
-            std::span<Fr> c, std::span<const Fr> z, const Fr& r, const Fr& s, PhaseLog* log) {
+ProofSplits split_for_proof(std::span<const Fr> z, const ProvingKey& pk) {
+  return {split_witness(z), split_witness(z, pk.num_public + 1)};
+}
+
+Proof prove(ProverBackend& backend, const ProvingKey& pk, std::span<const Fr> a, std::span<const Fr> b,
+            std::span<const Fr> c, std::span<const Fr> z, const Fr& r, const Fr& s, PhaseLog* log) {
   const ntt::Domain domain(static_cast<int>(pk.lg_domain));
   if (a.size() != domain.n || b.size() != domain.n || c.size() != domain.n || z.size() != pk.num_vars)
     fail("prove: inputs do not match the proving key (domain {}, {} variables)", domain.n, pk.num_vars);
+  backend.stage_quotient_inputs(a, b, c);
   {
     auto scope = timed(log, "ntt", 7 * domain.n);
-    backend.quotient_evaluations(a, b, c, domain);
+    backend.staged_quotient_evaluations(domain);
   }
-  return prove_from_quotient(backend, pk, a, z, r, s, log);
+  return prove_staged(backend, pk, z, split_for_proof(z, pk), r, s, log);
 }
 
-Proof prove_from_quotient(ProverBackend& backend, const ProvingKey& pk, std::span<const Fr> quotient,
-                          std::span<const Fr> z, const Fr& r, const Fr& s, PhaseLog* log) {
-  if (quotient.size() != pk.domain_size() || z.size() != pk.num_vars)
-    fail("prove: inputs do not match the proving key (domain {}, {} variables)", pk.domain_size(), pk.num_vars);
+Proof prove_staged(ProverBackend& backend, const ProvingKey& pk, std::span<const Fr> z, const ProofSplits& splits,
+                   const Fr& r, const Fr& s, PhaseLog* log) {
+  if (z.size() != pk.num_vars) fail("prove: an assignment of {} values for a key of {} variables", z.size(), pk.num_vars);
   G1 h = [&] {
-    auto scope = timed(log, "msm_h", quotient.size());
-    return backend.msm(std::span<const G1Affine>(pk.h), {}, quotient);
+    auto scope = timed(log, "msm_h", pk.domain_size());
+    return backend.staged_quotient_msm(std::span<const G1Affine>(pk.h));
   }();
-
-  WitnessSplit all = split_witness(z);
-  WitnessSplit priv = split_witness(z, pk.num_public + 1);
-  G1 a_sum = split_msm(backend, std::span<const G1Affine>(pk.a), all, "msm_a", log);
-  G1 b1_sum = split_msm(backend, std::span<const G1Affine>(pk.b1), all, "msm_b1", log);
-  G1 l_sum = split_msm(backend, std::span<const G1Affine>(pk.l), priv, "msm_l", log);
-  G2 b2_sum = split_msm(backend, std::span<const G2Affine>(pk.b2), all, "msm_b2", log);
+  G1 a_sum = split_msm(backend, std::span<const G1Affine>(pk.a), splits.all, "msm_a", log);
+  G1 b1_sum = split_msm(backend, std::span<const G1Affine>(pk.b1), splits.all, "msm_b1", log);
+  G1 l_sum = split_msm(backend, std::span<const G1Affine>(pk.l), splits.priv, "msm_l", log);
+  G2 b2_sum = split_msm(backend, std::span<const G2Affine>(pk.b2), splits.all, "msm_b2", log);
 
   auto scope = timed(log, "assemble", 1);
   using bls12_381::mul;

@@ -36,13 +36,20 @@ struct WitnessSplit {
 // Splits z[first, z.size()) with indices relative to `first`.
 WitnessSplit split_witness(std::span<const Fr> z, size_t first = 0);
 
-// a, b, c as synthesize() left them (clobbered); z the assignment; r, s the blinding factors.
-Proof prove(ProverBackend& backend, const ProvingKey& pk, std::span<Fr> a, std::span<Fr> b,
-            std::span<Fr> c, std::span<const Fr> z, const Fr& r, const Fr& s, PhaseLog* log = nullptr);
+// The splits one proof's MSMs take: of all of z (A, B1, B2) and of its private part (L).
+struct ProofSplits {
+  WitnessSplit all, priv;
+};
+ProofSplits split_for_proof(std::span<const Fr> z, const ProvingKey& pk);
 
-// prove() after its first step: `quotient` holds what backend.quotient_evaluations() left in a
-// (the engine computes it from staged inputs, see ProverBackend::stage_quotient_inputs).
-Proof prove_from_quotient(ProverBackend& backend, const ProvingKey& pk, std::span<const Fr> quotient,
-                          std::span<const Fr> z, const Fr& r, const Fr& s, PhaseLog* log = nullptr);
+// a, b, c as synthesize() left them; z the assignment; r, s the blinding factors.
+Proof prove(ProverBackend& backend, const ProvingKey& pk, std::span<const Fr> a, std::span<const Fr> b,
+            std::span<const Fr> c, std::span<const Fr> z, const Fr& r, const Fr& s, PhaseLog* log = nullptr);
+
+// prove() after its quotient: backend.staged_quotient_evaluations() has run on the staged a, b, c
+// (see ProverBackend), and `splits` is split_for_proof(z, pk), which the engine computes before
+// it takes the GPU, so that CPU work never holds the device.
+Proof prove_staged(ProverBackend& backend, const ProvingKey& pk, std::span<const Fr> z, const ProofSplits& splits,
+                   const Fr& r, const Fr& s, PhaseLog* log = nullptr);
 
 }  // namespace zk::groth16

@@ -41,7 +41,7 @@ void say(std::FILE* log, fmt::format_string<Args...> format, Args&&... args) {
 }
 
 JobShape job_shape(const Job& job) {
-  return {job.partitions, job.abc_bytes(), job.witness_bytes(), job.pk->domain_size() * sizeof(Fr), job.pk->bytes()};
+  return {job.partitions, job.abc_bytes(), job.witness_bytes(), job.pk->bytes()};
 }
 
 // `faults` is the job's fault source where the backend is fake (nullptr otherwise).
@@ -65,7 +65,6 @@ struct Worker {
   policy::WorkerId id = 0;
   uint32_t gpu = 0, index = 0;
   std::unique_ptr<groth16::ProverBackend> backend;
-  std::vector<Fr> quotient;
   FakeBackend* fake = nullptr;  // `backend`, where it is the fake device: told each attempt
 };
 
@@ -301,16 +300,17 @@ class Pipeline {
   void prove_verify_deliver(Worker& worker, uint32_t partition, std::span<const Fr> z, Rng& blinding,
                             const std::string& compute_resource, const std::string& host_resource) {
     PhaseLog phases(origin_);
+    const groth16::ProofSplits splits = groth16::split_for_proof(z, *job_.pk);  // CPU work, before the GPU is taken
     groth16::Proof proof;
     {
       std::lock_guard compute(gpu_compute_[worker.gpu]);
       const ntt::Domain domain(int(job_.pk->lg_domain));
       {
         auto scope = timed(&phases, "ntt", domain.n);
-        worker.backend->staged_quotient_evaluations(worker.quotient, domain);
+        worker.backend->staged_quotient_evaluations(domain);
       }
-      proof = groth16::prove_from_quotient(*worker.backend, *job_.pk, worker.quotient, z, blinding.field<Fr>(),
-                                           blinding.field<Fr>(), &phases);
+      proof = groth16::prove_staged(*worker.backend, *job_.pk, z, splits, blinding.field<Fr>(), blinding.field<Fr>(),
+                                    &phases);
     }
     std::vector<Fr> publics(z.begin() + 1, z.begin() + 1 + job_.pk->num_public);
     const groth16::Verdict verdict = [&] {
@@ -449,8 +449,7 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
       const policy::WorkerId id = gpu * settings.workers_per_gpu + index;
       worker_reservations.push_back(budget.reserve(worker_host_bytes(shape, settings.backend), fmt::format("worker {}'s buffers", id)));
       if (settings.backend == "cuda") use_cuda_device(int(gpu));
-      Worker worker{id, gpu, index, make_worker_backend(settings, id, faults ? &*faults : nullptr),
-                    std::vector<Fr>(job.pk->domain_size())};
+      Worker worker{id, gpu, index, make_worker_backend(settings, id, faults ? &*faults : nullptr)};
       worker.fake = dynamic_cast<FakeBackend*>(worker.backend.get());
       if (settings.srs_residency == SrsResidency::device) worker.backend->prepare(*job.pk);
       workers.push_back(std::move(worker));

@@ -36,7 +36,8 @@ MachineFacts machine_facts() {
 }
 
 uint64_t worker_host_bytes(const JobShape& shape, std::string_view backend) {
-  return shape.quotient_bytes + shape.witness_bytes + (backend == "cuda" ? 0 : shape.abc_bytes);
+  const uint64_t split_bytes = 2 * (shape.witness_bytes + shape.witness_bytes / 8);  // scalars + 4-byte indices
+  return shape.witness_bytes + split_bytes + (backend == "cuda" ? 0 : shape.abc_bytes);
 }
 
 Settings resolve_settings(Settings s, const JobShape& shape, const MachineFacts& machine) {

@@ -58,13 +58,13 @@ struct JobShape {
   uint32_t partitions = 1;
   uint64_t abc_bytes = 0;      // one partition's a, b, c
   uint64_t witness_bytes = 0;  // one partition's assignment z
-  uint64_t quotient_bytes = 0; // one domain of field elements
   uint64_t key_bytes = 0;      // the proving key, held all job long
   uint64_t partition_host_bytes() const { return abc_bytes + witness_bytes; }
 };
 
-// Host bytes one GPU worker holds all job long: the quotient it computes into and the witness of
-// the partition it proves, plus the staged a/b/c where the backend computes in host memory.
+// Host bytes one GPU worker holds all job long: the witness of the partition it proves and its
+// two splits (scalars and indices, see groth16::split_for_proof), plus the staged a/b/c where the
+// backend computes in host memory.
 uint64_t worker_host_bytes(const JobShape& shape, std::string_view backend);
 
 Settings resolve_settings(Settings requested, const JobShape& shape, const MachineFacts& machine);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -40,7 +39,7 @@ TraceSummary summarize(std::span<const Span> spans) {
   double last_s = -first_s;
   std::map<std::string, std::vector<std::pair<double, double>>> compute_by_gpu;
   std::map<Phase, std::vector<double>> durations;
-  std::set<std::pair<std::string, std::uint32_t>> completed;
+  std::map<std::pair<std::string, std::uint32_t>, double> completed;  // partition -> completion time
   double h2d_time_s = 0;
   for (const Span& span : spans) {
     first_s = std::min(first_s, span.start_s);
@@ -59,7 +58,11 @@ TraceSummary summarize(std::span<const Span> spans) {
       case Phase::wait_pool: summary.wait_pool_s += span.duration_s(); break;
       case Phase::wait_budget: summary.wait_budget_s += span.duration_s(); break;
       case Phase::assemble:
-      case Phase::verify: completed.emplace(span.run, span.partition); break;
+      case Phase::verify: {
+        double& done_s = completed.try_emplace({span.run, span.partition}, span.end_s).first->second;
+        done_s = std::max(done_s, span.end_s);
+        break;
+      }
       default: break;
     }
   }
@@ -67,6 +70,15 @@ TraceSummary summarize(std::span<const Span> spans) {
   summary.partitions_completed = completed.size();
   if (summary.makespan_s > 0) {
     summary.partitions_per_s = double(completed.size()) / summary.makespan_s;
+  }
+  if (completed.size() >= 2) {
+    double first_done_s = std::numeric_limits<double>::infinity(), last_done_s = -first_done_s;
+    for (const auto& [partition, done_s] : completed) {
+      first_done_s = std::min(first_done_s, done_s);
+      last_done_s = std::max(last_done_s, done_s);
+    }
+    if (last_done_s > first_done_s)
+      summary.steady_partitions_per_s = double(completed.size() - 1) / (last_done_s - first_done_s);
   }
   for (auto& [gpu, intervals] : compute_by_gpu) {
     double window_begin_s = intervals.front().first, window_end_s = intervals.front().second;
@@ -94,6 +106,7 @@ std::vector<std::pair<std::string, double>> summary_metrics(const TraceSummary& 
   std::vector<std::pair<std::string, double>> metrics = {
       {"makespan_s", summary.makespan_s},
       {"partitions_per_s", summary.partitions_per_s},
+      {"steady_partitions_per_s", summary.steady_partitions_per_s},
       {"gpu_utilization", summary.gpu_utilization},
       {"h2d_gbps", summary.h2d_gbps},
       {"wait_pool_s", summary.wait_pool_s},
@@ -105,11 +118,11 @@ std::vector<std::pair<std::string, double>> summary_metrics(const TraceSummary& 
 
 std::string format_summary(const TraceSummary& summary, std::string_view utilization_label) {
   std::string text = fmt::format(
-      "partitions completed {}  in {:.3f} s  ({:.3f} partitions/s)\n"
+      "partitions completed {}  in {:.3f} s  ({:.3f} partitions/s; {:.3f}/s between first and last)\n"
       "{:<20} {:.1f} %\n"
       "a/b/c H2D            {:.2f} GB/s ({:.2f} GB copied)\n"
       "waits                pool {:.3f} s, budget {:.3f} s\n",
-      summary.partitions_completed, summary.makespan_s, summary.partitions_per_s,
+      summary.partitions_completed, summary.makespan_s, summary.partitions_per_s, summary.steady_partitions_per_s,
       utilization_label, 100 * summary.gpu_utilization, summary.h2d_gbps, double(summary.h2d_bytes) / 1e9,
       summary.wait_pool_s, summary.wait_budget_s);
   for (const auto& [gpu, utilization] : summary.gpu_utilization_by_gpu)

@@ -6,6 +6,9 @@
 //   h2d_gbps          a/b/c bytes copied host-to-device / time spent copying them (GB = 1e9 B);
 //                     a/b/c copies are the h2d spans with items (SRS copies carry none)
 //   partitions_per_s  partitions with an assemble or verify span / makespan
+//   steady_partitions_per_s  the rate between the first and the last completion (a partition
+//                     completes at the end of its last assemble or verify span): (completed - 1)
+//                     / that time, the pipeline's throughput without its fill; 0 below two
 //   phase medians     median duration of each phase present
 //   waits             total seconds spent in wait_pool and wait_budget
 #pragma once
@@ -32,6 +35,7 @@ struct TraceSummary {
   double makespan_s = 0;
   std::size_t partitions_completed = 0;
   double partitions_per_s = 0;
+  double steady_partitions_per_s = 0;
   double gpu_utilization = 0;
   std::map<std::string, double> gpu_utilization_by_gpu;
   double h2d_gbps = 0;
