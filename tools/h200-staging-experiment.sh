@@ -6,7 +6,8 @@
 # proofs, 16 synthesis threads loading host memory while the copies run):
 #   pageable   the job with a/b/c in pageable memory (the driver's bounce-buffer copy path)
 #   pinned     the same job with a/b/c written straight into slabs of a pinned pool
-#   synth      the synthesis stage's capacity alone (partitions synthesized into slabs and dropped)
+#   synth      the synthesis stage's capacity alone (partitions synthesized into slabs and dropped;
+#              at least one partition per synthesis thread, so that every thread is busy)
 #   gpu        the GPU stage's capacity alone (copy + kernels, no synthesis load; pinned slabs)
 # then, for the sweep circuit, synthesis threads {4,8,12,16} x pool slabs {1,2,4,8} (pinned).
 #
@@ -20,6 +21,8 @@
 #   --backend cuda|cpu|fake   prover backend (default cuda)
 #   --constraints N           target constraints per partition (default 16773120: domain 2^24)
 #   --partitions N            partitions per run (default 8)
+#   --runs "..."              the comparison's runs per circuit (default "pageable pinned synth gpu")
+#   --summary-only            rewrite OUT/summary.md from OUT/runs.tsv (e.g. after runs made in several passes)
 #   --threads N               synthesis threads of the pageable/pinned/synth runs (default 16)
 #   --workers N               GPU workers per GPU (default 2)
 #   --circuits "A B"          circuits of the comparison (default "poseidon-merkle dense")
@@ -38,6 +41,8 @@ zkpipe=$here/build/tools/zkpipe
 backend=cuda
 constraints=16773120
 partitions=8
+runs="pageable pinned synth gpu"
+summary_only=false
 threads=16
 workers=2
 circuits="poseidon-merkle dense"
@@ -54,6 +59,8 @@ while [ $# -gt 0 ]; do
     --backend) backend=$2 ;;
     --constraints) constraints=$2 ;;
     --partitions) partitions=$2 ;;
+    --runs) runs=$2 ;;
+    --summary-only) summary_only=true; shift; continue ;;
     --threads) threads=$2 ;;
     --workers) workers=$2 ;;
     --circuits) circuits=$2 ;;
@@ -70,14 +77,14 @@ while [ $# -gt 0 ]; do
   esac
   shift 2
 done
-[ -x "$zkpipe" ] || { echo "h200-staging-experiment: no zkpipe binary at $zkpipe (build it, or give --zkpipe)" >&2; exit 1; }
+$summary_only || [ -x "$zkpipe" ] || { echo "h200-staging-experiment: no zkpipe binary at $zkpipe (build it, or give --zkpipe)" >&2; exit 1; }
 mkdir -p "$out" "$keys"
 rows=$out/runs.tsv
-printf 'circuit\trun\tstaging\tthreads\tslabs\tproved\tpartitions_per_s\th2d_gbps\tidle_h2d_gbps\tidle_from\tgpu_util_pct\twait_pool_s\tstaging_memory\n' >"$rows"
+$summary_only || printf 'circuit\trun\tstaging\tthreads\tslabs\tproved\tpartitions_per_s\th2d_gbps\tidle_h2d_gbps\tidle_from\tgpu_util_pct\twait_pool_s\tstaging_memory\tsteady_partitions_per_s\tconstraints\n' >"$rows"
 
 echo "h200-staging-experiment: backend $backend, $partitions partitions of $constraints constraints, $(nproc) cores," \
      "$(date -u +%FT%TZ), traces in $out"
-command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,pcie.link.gen.current,pcie.link.width.current,memory.total \
+$summary_only || ! command -v nvidia-smi >/dev/null || nvidia-smi --query-gpu=name,pcie.link.gen.current,pcie.link.width.current,memory.total \
   --format=csv,noheader >"$out/gpus.txt" 2>/dev/null || true
 
 setup_backend=cpu
@@ -103,32 +110,41 @@ run() {  # circuit constraints run-name staging threads slabs [extra zkpipe opti
   local slab_option=()
   [ "$staging" = pinned ] && slab_option=(--pool-slabs "$slabs")
   echo "== $circuit $name: staging $staging, $run_threads synthesis threads${slabs:+, $slabs slabs} $*"
-  if ! "$zkpipe" prove --key "$key" --backend "$backend" --partitions "$partitions" --synthesis-threads "$run_threads" \
+  if ! "$zkpipe" prove --key "$key" --backend "$backend" --partitions "${run_partitions:-$partitions}" --synthesis-threads "$run_threads" \
       --staging "$staging" "${slab_option[@]}" --workers "$workers" "${budget[@]}" --trace-dir "$dir" \
       --proof "$dir/proof.json" --public "$dir/public.json" "$@" >"$dir/stdout.log" 2>&1; then
     tail -5 "$dir/stdout.log"; echo "h200-staging-experiment: run $circuit/$name failed (log: $dir/stdout.log)" >&2; exit 1
   fi
   local log=$dir/stdout.log
-  local proved rate h2d idle idle_from util wait_pool memory
+  local proved rate steady h2d idle idle_from util wait_pool memory
   proved=$(field "$log" "^engine: .* partitions .* in .* s \\(" 2)
   rate=$(grep -m1 -oE '\(([0-9.e+-]+) partitions/s wall\)' "$log" | grep -oE '[0-9.e+-]+' | head -1)
+  steady=$(grep -m1 -oE '; [0-9.e+-]+/s between first and last' "$log" | grep -oE '[0-9.e+-]+' | head -1)
   h2d=$(field "$log" "^a\\/b\\/c H2D" 3)
   idle=$(grep -m1 -oE 'idle staging copy [0-9.]+ GB/s' "$log" | awk '{print $4}')
   idle_from=$(grep -m1 -oE 'GB/s from [a-z]+ memory' "$log" | awk '{print $3}')
   util=$(field "$log" "^(GPU|device) utilization" 3)
   wait_pool=$(field "$log" "^waits" 3)
   memory=$(grep -m1 -oE 'staging from [a-z]+ memory' "$log" | awk '{print $3}')
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$circuit" "$name" "$staging" "$run_threads" \
-    "${slabs:--}" "$proved" "$rate" "${h2d:-0}" "$idle" "$idle_from" "${util:-0}" "${wait_pool:-0}" "$memory" >>"$rows"
-  echo "   $proved partitions, $rate partitions/s, a/b/c H2D ${h2d:-0} GB/s (idle $idle GB/s from $idle_from), GPU ${util:-0} %"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$circuit" "$name" "$staging" "$run_threads" \
+    "${slabs:--}" "$proved" "$rate" "${h2d:-0}" "$idle" "$idle_from" "${util:-0}" "${wait_pool:-0}" "$memory" "${steady:-0}" \
+    "$run_constraints" >>"$rows"
+  echo "   $proved partitions, $rate partitions/s ($steady/s after the first), a/b/c H2D ${h2d:-0} GB/s (idle $idle GB/s from $idle_from), GPU ${util:-0} %"
 }
 
 pinned_slabs=$((threads + 2 * workers))  # every synthesis thread and every worker holds one partition
+synth_partitions=$((partitions > threads ? partitions : threads))
+$summary_only && runs= && sweep_circuit=none
 for circuit in $circuits; do
-  run "$circuit" "$constraints" pageable pageable "$threads" ""
-  run "$circuit" "$constraints" pinned pinned "$threads" "$pinned_slabs"
-  run "$circuit" "$constraints" synth pinned "$threads" "$pinned_slabs" --stage-alone synthesis
-  run "$circuit" "$constraints" gpu pinned 2 "$((2 + 2 * workers))" --stage-alone gpu  # two threads replaying rows keep the workers fed
+  for name in $runs; do
+    case $name in
+      pageable) run "$circuit" "$constraints" pageable pageable "$threads" "" ;;
+      pinned) run "$circuit" "$constraints" pinned pinned "$threads" "$pinned_slabs" ;;
+      synth) run_partitions=$synth_partitions run "$circuit" "$constraints" synth pinned "$threads" "$pinned_slabs" --stage-alone synthesis ;;
+      gpu) run "$circuit" "$constraints" gpu pinned 2 "$((2 + 2 * workers))" --stage-alone gpu ;;  # two replaying threads keep the workers fed
+      *) echo "h200-staging-experiment: unknown run $name (pageable, pinned, synth, gpu)" >&2; exit 2 ;;
+    esac
+  done
 done
 if [ "$sweep_circuit" != none ]; then
   for t in $sweep_threads; do
@@ -138,17 +154,27 @@ fi
 
 # The table, and the issue's expectations checked per circuit.
 summary=$out/summary.md
+cores=$(nproc)
+if $summary_only; then  # the measuring machine's cores, from a run's sidecar
+  sidecar=$(ls "$out"/*/*/trace.json 2>/dev/null | head -1)
+  [ -n "$sidecar" ] && cores=$(grep -m1 -oE '"cores": *[0-9]+' "$sidecar" | grep -oE '[0-9]+$')
+fi
 {
-  echo "# Staging experiment: backend $backend, $partitions partitions of $constraints constraints (sweep: ${sweep_constraints:-$constraints}), $(nproc) cores, $(date -u +%F)"
+  echo "# Staging experiment: backend $backend, $partitions partitions of $constraints constraints (sweep: ${sweep_constraints:-$constraints}), $cores cores, $(date -u +%F)"
   echo
-  echo "| circuit | run | staging (memory) | synth threads | slabs | proved | partitions/s | a/b/c H2D GB/s | idle H2D GB/s | GPU util % | pool wait s |"
-  echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
-  tail -n +2 "$rows" | awk -F'\t' '{ printf "| %s | %s | %s (%s) | %s | %s | %s | %s | %s | %s (%s) | %s | %s |\n",
-    $1, $2, $3, $13, $4, $5, $6, $7, $8, $9, $10, $11, $12 }'
+  echo "partitions/s: completed / wall time (pipeline fill included); steady: (completed - 1) / time from the first"
+  echo "completion to the last, the rate once the pipeline is full. Checks use the steady rate, except for the synthesis"
+  echo "stage alone, whose partitions/s has no fill to exclude (synthesis is the first stage; its steady rate is not"
+  echo "defined: it ends no partition with an assemble or verify span)."
+  echo
+  echo "| circuit | constraints | run | staging (memory) | synth threads | slabs | proved | partitions/s | steady partitions/s | a/b/c H2D GB/s | idle H2D GB/s | GPU util % | pool wait s |"
+  echo "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  tail -n +2 "$rows" | awk -F'\t' '{ printf "| %s | %s | %s | %s (%s) | %s | %s | %s | %s | %s | %s | %s (%s) | %s | %s |\n",
+    $1, $15, $2, $3, $13, $4, $5, $6, $7, $14, $8, $9, $10, $11, $12 }'
   echo
   for circuit in $circuits; do
     awk -F'\t' -v c="$circuit" '
-      $1 == c { rate[$2] = $7; h2d[$2] = $8; idle[$2] = $9; from[$2] = $10; util[$2] = $11 }
+      $1 == c { rate[$2] = ($2 == "synth") ? $7 : $14; h2d[$2] = $8; idle[$2] = $9; from[$2] = $10; util[$2] = $11 }
       END {
         slowest = (rate["synth"] + 0 < rate["gpu"] + 0) ? "synth" : "gpu"
         capacity = rate[slowest]
@@ -160,7 +186,7 @@ summary=$out/summary.md
                  (h2d["pinned"] + 0 >= 0.8 * idle["pinned"]) ? "holds" : "does not hold"
         else
           printf "- %s: pinned run staged from %s memory (no pinning here): the 80%%-of-idle check needs a CUDA device\n", c, from["pinned"]
-        printf "- %s: pinned %.3g partitions/s vs the slowest stage alone (%s, %.3g partitions/s): %.0f%% (expected >= 90%%: %s)\n",
+        printf "- %s: pinned %.3g partitions/s (steady) vs the slowest stage alone (%s, %.3g partitions/s steady): %.0f%% (expected >= 90%%: %s)\n",
                c, rate["pinned"], slowest, capacity, 100 * rate["pinned"] / capacity,
                (rate["pinned"] + 0 >= 0.9 * capacity) ? "holds" : "does not hold"
         if (slowest == "gpu")
