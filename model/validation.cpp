@@ -68,19 +68,17 @@ std::vector<MeasuredRun> find_measured_runs(const fs::path& folder) {
   return runs;
 }
 
-ValidationSplit split_runs(const std::vector<MeasuredRun>& runs, const std::vector<std::string>& calibrate_on) {
+ValidationSplit split_runs(const std::vector<MeasuredRun>& runs, const std::vector<std::string>& calibrate_on,
+                           const std::vector<std::string>& only) {
+  auto matches = [](const std::vector<std::string>& globs, const MeasuredRun& run) {
+    return std::ranges::any_of(globs, [&](const std::string& glob) { return ::fnmatch(glob.c_str(), run.name.c_str(), 0) == 0; });
+  };
   ValidationSplit split;
   std::map<std::string, std::size_t> seen_of_workload;
   for (const MeasuredRun& run : runs) {
-    if (run.stage_alone) continue;
-    bool calibrates;
-    if (calibrate_on.empty()) {
-      calibrates = seen_of_workload[run.workload]++ % 2 == 0;
-    } else {
-      calibrates = std::ranges::any_of(calibrate_on, [&](const std::string& glob) {
-        return ::fnmatch(glob.c_str(), run.name.c_str(), 0) == 0;
-      });
-    }
+    if (run.stage_alone || (!only.empty() && !matches(only, run))) continue;
+    const bool calibrates =
+        calibrate_on.empty() ? seen_of_workload[run.workload]++ % 2 == 0 : matches(calibrate_on, run);
     (calibrates ? split.calibration : split.held_out).push_back(run);
   }
   return split;
@@ -122,7 +120,7 @@ std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::
 
 ValidationResult validate(const ValidationOptions& options) {
   const std::vector<MeasuredRun> runs = find_measured_runs(options.traces);
-  const ValidationSplit split = split_runs(runs, options.calibrate_on);
+  const ValidationSplit split = split_runs(runs, options.calibrate_on, options.only);
   if (split.calibration.empty() || split.held_out.empty())
     throw std::runtime_error(fmt::format("{}: {} measured run(s), {} to calibrate on and {} held out: need both",
                                          options.traces.string(), runs.size(), split.calibration.size(),

@@ -12,7 +12,8 @@
 // workload, runs in name order go alternately to calibration (first) and held out, so the
 // experiment's sweep sweep-t<T>-s<S> calibrates on slabs {1, 4} and predicts slabs {2, 8}.
 // `calibrate_on` (shell globs, fnmatch, against run names) replaces it: matched runs calibrate,
-// the others are held out.
+// the others are held out. `only` (globs, empty: every run) restricts both sets to the runs it
+// matches, e.g. to one experiment's sweep.
 //
 // validate() writes into `output`: calibration-<workload>.toml per calibration used, per held-out
 // run <run>/scenario.toml and <run>/simulated.csv (with its sidecar), and validation.md (the
@@ -45,7 +46,8 @@ struct ValidationSplit {
   std::vector<MeasuredRun> calibration, held_out;
 };
 
-ValidationSplit split_runs(const std::vector<MeasuredRun>& runs, const std::vector<std::string>& calibrate_on);
+ValidationSplit split_runs(const std::vector<MeasuredRun>& runs, const std::vector<std::string>& calibrate_on,
+                           const std::vector<std::string>& only = {});
 
 // The scenario TOML that predicts `run`: its machine facts, settings and workload shape, with
 // `calibration_files` (absolute paths, read in order) for the costs.
@@ -55,6 +57,7 @@ struct ValidationOptions {
   std::filesystem::path traces;                        // the folder of measured runs
   std::filesystem::path output;                        // where everything is written
   std::vector<std::string> calibrate_on;               // globs; empty: the default split
+  std::vector<std::string> only;                       // globs; empty: every run
   std::vector<std::filesystem::path> base_calibration;  // read before the fit (e.g. the H2D benchmark's fit)
   std::size_t parallel = 1;                            // simulations at once
 };

@@ -226,7 +226,7 @@ void add_report(CLI::App& app) {
 void add_validate(CLI::App& app) {
   struct Options {
     std::string traces, output = "validation";
-    std::vector<std::string> calibrate_on, calibration;
+    std::vector<std::string> calibrate_on, only, calibration;
     std::size_t parallel = std::max(1u, std::thread::hardware_concurrency());
   };
   auto options = std::make_shared<Options>();
@@ -237,6 +237,9 @@ void add_validate(CLI::App& app) {
   command->add_option("--calibrate-on", options->calibrate_on,
                       "runs to calibrate on: shell globs on run names (e.g. 'poseidon-merkle/sweep-*-s[14]'); "
                       "default: per workload, every other run in name order")->delimiter(',');
+  command->add_option("--runs", options->only,
+                      "only these runs (shell globs on run names, e.g. 'poseidon-merkle/sweep-*'); default: every run")
+      ->delimiter(',');
   command->add_option("--calibration", options->calibration,
                       "calibration TOML read before the fit, e.g. scenarios/calibration/h200-h2d.toml (costs the "
                       "calibration runs cannot show)")->check(CLI::ExistingFile);
@@ -245,7 +248,8 @@ void add_validate(CLI::App& app) {
   command->add_option("-j,--jobs", options->parallel, "simulations in parallel (default: cores)")->capture_default_str()
       ->check(CLI::Range(1, 4096));
   command->callback(guarded("validate", [options] {
-    ValidationOptions validation{options->traces, options->output, options->calibrate_on, {}, options->parallel};
+    ValidationOptions validation{options->traces, options->output, options->calibrate_on, options->only, {},
+                                 options->parallel};
     for (const std::string& file : options->calibration) validation.base_calibration.emplace_back(file);
     const ValidationResult result = validate(validation);
     std::cout << result.fit_reports << '\n' << format_validation(result)
