@@ -28,24 +28,30 @@ def emit(lines):
     return "\n".join(f'      "{l}\\n\\t"' for l in lines)
 
 
+def product_row(n, i, t):
+    """Adds a * b[i] into the registers t[0..n] (row 0 sets them), ADCX and ADOX carry chains."""
+    out = [f"movq {8 * i}(%[b]), %%rdx", "xorl %%eax, %%eax"]
+    if i == 0:
+        out.append(f"mulxq 0(%[a]), %[{t[0]}], %[{t[1]}]")
+        for j in range(1, n):
+            out += [f"mulxq {8 * j}(%[a]), %[lo], %[{t[j + 1]}]", f"adcxq %[lo], %[{t[j]}]"]
+        out.append(f"adcxq %%rax, %[{t[n]}]")
+    else:
+        for j in range(n - 1):
+            out += [f"mulxq {8 * j}(%[a]), %[lo], %[hi]", f"adoxq %[lo], %[{t[j]}]",
+                    f"adcxq %[hi], %[{t[j + 1]}]"]
+        out += [f"mulxq {8 * (n - 1)}(%[a]), %[lo], %[{t[n]}]", f"adoxq %[lo], %[{t[n - 1]}]",
+                f"adcxq %%rax, %[{t[n]}]", f"adoxq %%rax, %[{t[n]}]"]
+    return out
+
+
 def mul(n):
     # Registers t[0..n] rotate: after each reduction the zeroed low limb becomes the next top.
     regs = [f"r{i}" for i in range(n + 1)]
     t = list(regs)
     out = []
     for i in range(n):
-        out += [f"movq {8 * i}(%[b]), %%rdx", "xorl %%eax, %%eax"]
-        if i == 0:
-            out.append(f"mulxq 0(%[a]), %[{t[0]}], %[{t[1]}]")
-            for j in range(1, n):
-                out += [f"mulxq {8 * j}(%[a]), %[lo], %[{t[j + 1]}]", f"adcxq %[lo], %[{t[j]}]"]
-            out.append(f"adcxq %%rax, %[{t[n]}]")
-        else:
-            for j in range(n - 1):
-                out += [f"mulxq {8 * j}(%[a]), %[lo], %[hi]", f"adoxq %[lo], %[{t[j]}]",
-                        f"adcxq %[hi], %[{t[j + 1]}]"]
-            out += [f"mulxq {8 * (n - 1)}(%[a]), %[lo], %[{t[n]}]", f"adoxq %[lo], %[{t[n - 1]}]",
-                    f"adcxq %%rax, %[{t[n]}]", f"adoxq %%rax, %[{t[n]}]"]
+        out += product_row(n, i, t)
         out += [f"movq %[{t[0]}], %%rdx", "imulq %[inv], %%rdx", "xorl %%eax, %%eax"]
         for j in range(n):
             out += [f"mulxq %[q{j}], %[lo], %[hi]", f"adoxq %[lo], %[{t[j]}]",
@@ -122,18 +128,7 @@ def mul_wide(n):
     t = list(regs)
     out = []
     for i in range(n):
-        out += [f"movq {8 * i}(%[b]), %%rdx", "xorl %%eax, %%eax"]
-        if i == 0:
-            out.append(f"mulxq 0(%[a]), %[{t[0]}], %[{t[1]}]")
-            for j in range(1, n):
-                out += [f"mulxq {8 * j}(%[a]), %[lo], %[{t[j + 1]}]", f"adcxq %[lo], %[{t[j]}]"]
-            out.append(f"adcxq %%rax, %[{t[n]}]")
-        else:
-            for j in range(n - 1):
-                out += [f"mulxq {8 * j}(%[a]), %[lo], %[hi]", f"adoxq %[lo], %[{t[j]}]",
-                        f"adcxq %[hi], %[{t[j + 1]}]"]
-            out += [f"mulxq {8 * (n - 1)}(%[a]), %[lo], %[{t[n]}]", f"adoxq %[lo], %[{t[n - 1]}]",
-                    f"adcxq %%rax, %[{t[n]}]", f"adoxq %%rax, %[{t[n]}]"]
+        out += product_row(n, i, t)
         out.append(f"movq %[{t[0]}], {8 * i}(%[out])")
         t = t[1:] + t[:1]
     out += [f"movq %[{t[j]}], {8 * (n + j)}(%[out])" for j in range(n)]

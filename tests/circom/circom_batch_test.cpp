@@ -24,6 +24,7 @@
 #include "engine/pipeline/engine.hpp"
 #include "engine/util/decimal.hpp"
 #include "engine/util/error.hpp"
+#include "tests/circom/container_bytes.hpp"
 
 namespace zk::circom {
 namespace {
@@ -55,22 +56,6 @@ class TempDir {
   fs::path path_;
 };
 
-// The byte offset of a .wtns file's first value: the values section's payload (section 2).
-uint64_t first_value_offset(const std::string& bytes) {
-  uint32_t sections;
-  std::memcpy(&sections, bytes.data() + 8, 4);
-  uint64_t at = 12;
-  for (uint32_t i = 0; i < sections; ++i) {
-    uint32_t id;
-    uint64_t length;
-    std::memcpy(&id, bytes.data() + at, 4);
-    std::memcpy(&length, bytes.data() + at + 4, 8);
-    if (id == 2) return at + 12;
-    at += 12 + length;
-  }
-  throw std::logic_error("no values section");
-}
-
 // tiny.circom's witness for inputs a, b: z = (1, c = a*b, b, a, d = c*c + a), written over the
 // fixture's header as circom writes it; `wrong` breaks constraint 1 (d off by one).
 fs::path tiny_witness(const fs::path& dir, const std::string& name, uint64_t a, uint64_t b, bool wrong = false) {
@@ -78,7 +63,7 @@ fs::path tiny_witness(const fs::path& dir, const std::string& name, uint64_t a, 
   const Fr fa = Fr::from_u64(a), fb = Fr::from_u64(b), c = fa * fb;
   Fr d = c * c + fa;
   if (wrong) d = d + Fr::one();
-  const uint64_t first = first_value_offset(bytes);
+  const uint64_t first = test::payload_offset(bytes, 2);  // section 2: the values
   const Fr z[] = {Fr::one(), c, fb, fa, d};
   for (size_t i = 0; i < std::size(z); ++i) {
     uint64_t limbs[4];
@@ -135,7 +120,7 @@ TEST(CircomBatch, EveryWitnessFileIsCheckedAgainstTheKeyBeforeProving) {
   truncated.resize(100);
   std::ofstream(dir.path() / "truncated.wtns", std::ios::binary) << truncated;
   std::string longer = slurp(good[0]);  // six values where the key has five variables
-  const uint64_t first = first_value_offset(longer);
+  const uint64_t first = test::payload_offset(longer, 2);
   const uint32_t six = 6;
   const uint64_t section_bytes = 6 * 32;
   std::memcpy(longer.data() + first - 12 - 4, &six, 4);            // the header's count (its last field)

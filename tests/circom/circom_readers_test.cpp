@@ -18,6 +18,7 @@
 #include "engine/groth16/prover.hpp"
 #include "engine/groth16/verifier.hpp"
 #include "engine/util/decimal.hpp"
+#include "tests/circom/container_bytes.hpp"
 
 namespace zk::circom {
 namespace {
@@ -30,21 +31,7 @@ std::string slurp(const fs::path& path) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
-// Offset of section `id`'s payload in a well-formed container.
-uint64_t payload_offset(const std::string& bytes, uint32_t id) {
-  uint32_t count;
-  std::memcpy(&count, bytes.data() + 8, 4);
-  uint64_t at = 12;
-  for (uint32_t i = 0; i < count; ++i) {
-    uint32_t found;
-    uint64_t length;
-    std::memcpy(&found, bytes.data() + at, 4);
-    std::memcpy(&length, bytes.data() + at + 4, 8);
-    if (found == id) return at + 12;
-    at += 12 + length;
-  }
-  throw std::logic_error("no such section");
-}
+using test::payload_offset;
 
 template <class T>
 void put(std::string& bytes, uint64_t at, T value) {
