@@ -2,8 +2,10 @@
 // the device code lives in kernels/ (zkpipe_kernels_cuda), whose launchers it calls.
 #include "engine/groth16/cuda_backend.hpp"
 
+#include <algorithm>
 #include <map>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -17,22 +19,44 @@ namespace {
 
 double mib(size_t bytes) { return double(bytes) / double(1 << 20); }
 
-// Device copies of point arrays, by host address and length.
+// Point arrays on the device: the prepared key's, copied once and found by host address and
+// length; any other array streams through two chunk buffers, the copy of the next chunk (on its
+// own stream: asynchronous where the host array is page-locked) overlapping the work on this one.
 template <class Affine>
 class DeviceBases {
  public:
+  explicit DeviceBases(size_t chunk_points) : chunk_points_(chunk_points) {}
+
   void keep(std::span<const Affine> host, cudaStream_t stream) {
     auto& copy = copies_[key(host)];
     copy = cuda::DeviceBuffer<Affine>(host.size());
     copy.upload(host, stream);
   }
-  // The device copy of `host` when prepared, else a per-call upload.
-  const Affine* find_or_upload(std::span<const Affine> host, cudaStream_t stream) {
-    auto it = copies_.find(key(host));
-    if (it != copies_.end()) return it->second.get();
-    uploaded_.reserve(host.size());
-    uploaded_.upload(host, stream);
-    return uploaded_.get();
+  // The prepared device copy of `host`, or null.
+  const Affine* find(std::span<const Affine> host) const {
+    const auto it = copies_.find(key(host));
+    return it == copies_.end() ? nullptr : it->second.get();
+  }
+  // work(d_chunk, begin, end) for every chunk [begin, end) of host[0, count), in order, each
+  // called once its chunk is on the device; `compute` is the stream the work runs on, which
+  // must be done with a buffer when work() returns (the MSM launchers return with the result).
+  template <class Work>
+  void for_each_chunk(std::span<const Affine> host, size_t count, cudaStream_t compute, Work&& work) {
+    const size_t chunks = (count + chunk_points_ - 1) / chunk_points_;
+    auto upload = [&](size_t chunk) {
+      const size_t begin = chunk * chunk_points_, size = std::min(chunk_points_, count - begin);
+      auto& buffer = buffers_[chunk % 2];
+      buffer.reserve(size);
+      buffer.upload(host.subspan(begin, size), copy_.get());
+      copied_[chunk % 2].record(copy_.get());
+    };
+    if (chunks) upload(0);
+    for (size_t chunk = 0; chunk < chunks; ++chunk) {
+      if (chunk + 1 < chunks) upload(chunk + 1);  // into the buffer the previous chunk's work is done with
+      CUDA_OK(cudaStreamWaitEvent(compute, copied_[chunk % 2].get(), 0));
+      const size_t begin = chunk * chunk_points_;
+      work(static_cast<const Affine*>(buffers_[chunk % 2].get()), begin, std::min(count, begin + chunk_points_));
+    }
   }
   size_t bytes() const {
     size_t total = 0;
@@ -42,13 +66,17 @@ class DeviceBases {
 
  private:
   static std::pair<const void*, size_t> key(std::span<const Affine> host) { return {host.data(), host.size()}; }
+  size_t chunk_points_;
   std::map<std::pair<const void*, size_t>, cuda::DeviceBuffer<Affine>> copies_;
-  cuda::DeviceBuffer<Affine> uploaded_;
+  cuda::CudaStream copy_;
+  cuda::DeviceBuffer<Affine> buffers_[2];
+  cuda::CudaEvent copied_[2];
 };
 
 }  // namespace
 
 struct CudaBackend::Impl {
+  explicit Impl(size_t stream_chunk_points) : g1_bases(stream_chunk_points), g2_bases(stream_chunk_points) {}
   cuda::CudaStream stream;
   ntt::CudaNtt ntt;
   msm::CudaMsm<bls12_381::G1Curve> g1;
@@ -71,6 +99,35 @@ struct CudaBackend::Impl {
     scalars.upload(host, stream.get());
     return scalars.get();
   }
+  // The sum over chunks of kernel(d_bases, d_index, first, n): the bases selected by `indices`
+  // (host_bases[0, count) when empty) and the n scalar positions from `first`. On the prepared
+  // copy in one call; on streamed bases chunk by chunk, the index list cut at the chunk's bounds
+  // (indices ascending, as the witness split makes them) and rebased to its first point.
+  template <class Curve, class Bases, class Kernel>
+  ec::jacobian_t<Curve> over_bases(Bases& bases, std::span<const ec::affine_t<Curve>> host_bases,
+                                   std::span<const uint32_t> indices, size_t count, Kernel&& kernel) {
+    using Affine = ec::affine_t<Curve>;
+    if (const Affine* d_bases = bases.find(host_bases))
+      return kernel(d_bases, upload_index(indices), size_t{0}, indices.empty() ? count : indices.size());
+    if (!std::ranges::is_sorted(indices)) fail("cuda msm: bases streamed from the host need ascending indices");
+    const size_t extent = indices.empty() ? count : size_t{indices.back()} + 1;
+    if (extent > host_bases.size()) fail("cuda msm: base {} of {} selected", extent - 1, host_bases.size());
+    ec::jacobian_t<Curve> total = ec::jacobian_t<Curve>::infinity();
+    std::vector<uint32_t> rebased;
+    bases.for_each_chunk(host_bases, extent, stream.get(), [&](const Affine* d_chunk, size_t begin, size_t end) {
+      if (indices.empty()) {
+        total = total + kernel(d_chunk, nullptr, begin, end - begin);
+        return;
+      }
+      const auto lo = std::ranges::lower_bound(indices, begin) - indices.begin();
+      const auto hi = std::ranges::lower_bound(indices, end) - indices.begin();
+      if (lo == hi) return;
+      rebased.assign(indices.begin() + lo, indices.begin() + hi);
+      for (uint32_t& index : rebased) index -= static_cast<uint32_t>(begin);
+      total = total + kernel(d_chunk, upload_index(rebased), size_t(lo), size_t(hi - lo));
+    });
+    return total;
+  }
   template <class Curve, class Engine, class Bases>
   ec::jacobian_t<Curve> msm(Engine& engine, Bases& bases, std::span<const ec::affine_t<Curve>> host_bases,
                             std::span<const uint32_t> indices, std::span<const Fr> scalars_host) {
@@ -78,23 +135,32 @@ struct CudaBackend::Impl {
       fail("cuda msm: {} scalars but only {} bases", scalars_host.size(), host_bases.size());
     if (!indices.empty() && indices.size() != scalars_host.size())
       fail("cuda msm: {} indices but {} scalars", indices.size(), scalars_host.size());
-    const auto* d_bases = bases.find_or_upload(host_bases, stream.get());
-    const uint32_t* d_index = upload_index(indices);
-    const Fr* d_scalars = upload_scalars(scalars_host);
-    return engine.msm(d_bases, d_index, d_scalars, scalars_host.size(), stream.get());
+    return msm_of_device_scalars<Curve>(engine, bases, host_bases, indices, upload_scalars(scalars_host),
+                                        scalars_host.size());
+  }
+  template <class Curve, class Engine, class Bases>
+  ec::jacobian_t<Curve> msm_of_device_scalars(Engine& engine, Bases& bases, std::span<const ec::affine_t<Curve>> host_bases,
+                                              std::span<const uint32_t> indices, const Fr* d_scalars, size_t count) {
+    return over_bases<Curve>(bases, host_bases, indices, count,
+                             [&](const ec::affine_t<Curve>* d_bases, const uint32_t* d_index, size_t first, size_t n) {
+                               return engine.msm(d_bases, d_index, d_scalars + first, n, stream.get());
+                             });
   }
   template <class Curve, class Engine, class Bases>
   ec::jacobian_t<Curve> sum(Engine& engine, Bases& bases, std::span<const ec::affine_t<Curve>> host_bases,
                             std::span<const uint32_t> indices) {
-    const auto* d_bases = bases.find_or_upload(host_bases, stream.get());
-    return engine.sum(d_bases, upload_index(indices), indices.size(), stream.get());
+    return over_bases<Curve>(bases, host_bases, indices, indices.size(),
+                             [&](const ec::affine_t<Curve>* d_bases, const uint32_t* d_index, size_t, size_t n) {
+                               return engine.sum(d_bases, d_index, n, stream.get());
+                             });
   }
 };
 
-CudaBackend::CudaBackend() {
+CudaBackend::CudaBackend(size_t stream_chunk_points) {
+  if (stream_chunk_points == 0) fail("backend 'cuda': base chunks of zero points");
   if (cuda::cuda_device_count() == 0)
     fail("backend 'cuda': no CUDA device found (cudaGetDeviceCount reports none); use --backend cpu");
-  impl_ = std::make_unique<Impl>();
+  impl_ = std::make_unique<Impl>(stream_chunk_points);
 }
 
 CudaBackend::~CudaBackend() = default;
@@ -143,8 +209,7 @@ G1 CudaBackend::staged_quotient_msm(std::span<const G1Affine> bases) {
   const size_t n = std::exchange(impl_->quotient_n, 0);
   if (n == 0) fail("cuda quotient: staged_quotient_msm without a computed quotient");
   if (bases.size() < n) fail("cuda msm: {} quotient scalars but only {} bases", n, bases.size());
-  const cudaStream_t s = impl_->stream.get();
-  return impl_->g1.msm(impl_->g1_bases.find_or_upload(bases, s), nullptr, impl_->quotient.get(), n, s);
+  return impl_->msm_of_device_scalars<bls12_381::G1Curve>(impl_->g1, impl_->g1_bases, bases, {}, impl_->quotient.get(), n);
 }
 
 void CudaBackend::quotient_evaluations(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c,

@@ -2,13 +2,18 @@
 // and the G1/G2 MSMs and batch additions (kernels/msm/pippenger_cuda.cuh) on one GPU.
 //
 // prepare(pk) copies the key's point arrays (a, b1, l, h, b2) to the device once; later calls
-// whose bases are one of those arrays use the device copy, other bases are uploaded per call.
+// whose bases are one of those arrays use the device copy. Other bases (all of them without
+// prepare(): the engine's pinned-host SRS residency) stream from the host in chunks of
+// `stream_chunk_points` through two device buffers, the next chunk's copy overlapping this
+// chunk's MSM (asynchronous where the host array is page-locked); index lists must then be
+// ascending, as the witness split makes them.
 // Scalars, index lists and the quotient's vectors travel per call (the quotient's inputs once,
 // through stage_quotient_inputs()). The constructor throws
 // zk::Error when no CUDA device is present; CUDA failures throw zk::cuda::CudaError naming the
 // call, file and line. Not thread-safe (one stream); the key passed to prepare() must outlive it.
 // This header needs no CUDA headers, so any code (the backend registry) can include it.
 #pragma once
+#include <cstddef>
 #include <memory>
 
 #include "engine/groth16/backend.hpp"
@@ -17,7 +22,8 @@ namespace zk::groth16 {
 
 class CudaBackend final : public ProverBackend {
  public:
-  CudaBackend();
+  static constexpr size_t default_stream_chunk_points = size_t{1} << 22;
+  explicit CudaBackend(size_t stream_chunk_points = default_stream_chunk_points);
   ~CudaBackend() override;
   std::string name() const override { return "cuda"; }
   void prepare(const ProvingKey& pk) override;
