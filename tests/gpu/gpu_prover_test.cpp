@@ -3,6 +3,7 @@
 // built-in circuits (dense: random witness; poseidon-merkle: mostly 0/1, so the split's batch
 // addition carries real work). make_backend("cuda") gives this backend. Streamed bases (no
 // prepare(), small chunks) give the same proof.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,64 +20,59 @@
 namespace zk::groth16 {
 namespace {
 
+// One circuit of the parameter's name and size, its key and a synthesized witness, fresh per test.
 class GpuProver : public ::testing::TestWithParam<std::pair<std::string, uint64_t>> {
  protected:
-  void SetUp() override { SKIP_WITHOUT_CUDA_DEVICE(); }
+  void SetUp() override {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    const auto& [name, size] = GetParam();
+    const uint64_t seed = test::fresh_seed();
+    trace_ = name + " seed " + std::to_string(seed);
+    circuit_ = circuits::make_circuit({name, size});
+    r1cs::R1csBuilder builder;
+    circuit_->synthesize(builder, 0);
+    pk_ = setup(builder.take(), ToxicWaste::from_seed(seed), circuit_->spec());
+    Rng rng(seed);
+    r_ = rng.field<Fr>(), s_ = rng.field<Fr>();
+    a_.resize(pk_.domain_size()), b_.resize(a_.size()), c_.resize(a_.size());
+    z_ = synthesize(*circuit_, rng.next_u64(), pk_, a_, b_, c_);
+  }
+  Proof prove_on(ProverBackend& backend) const { return prove(backend, pk_, a_, b_, c_, z_, r_, s_); }
+  // The proof equals the CPU backend's with the same blinding, point for point.
+  void expect_cpu_proof(const Proof& proof) const {
+    CpuBackend cpu;
+    cpu.prepare(pk_);
+    const Proof expected = prove_on(cpu);
+    EXPECT_TRUE(proof.a == expected.a);
+    EXPECT_TRUE(proof.b == expected.b);
+    EXPECT_TRUE(proof.c == expected.c);
+  }
+
+  std::string trace_;
+  std::unique_ptr<circuits::Circuit> circuit_;
+  ProvingKey pk_;
+  Fr r_, s_;
+  std::vector<Fr> a_, b_, c_, z_;
 };
 
 TEST_P(GpuProver, ProofEqualsCpuProofAndVerifies) {
-  auto [name, size] = GetParam();
-  const uint64_t seed = test::fresh_seed();
-  SCOPED_TRACE(name + " seed " + std::to_string(seed));
-  auto circuit = circuits::make_circuit({name, size});
-  r1cs::R1csBuilder builder;
-  circuit->synthesize(builder, 0);
-  ProvingKey pk = setup(builder.take(), ToxicWaste::from_seed(seed), circuit->spec());
-  Rng rng(seed);
-  const Fr r = rng.field<Fr>(), s = rng.field<Fr>();
-  const uint64_t witness_seed = rng.next_u64();
-
-  auto prove_with = [&](ProverBackend& backend) {
-    std::vector<Fr> a(pk.domain_size()), b(a.size()), c(a.size());
-    auto z = synthesize(*circuit, witness_seed, pk, a, b, c);
-    backend.prepare(pk);
-    return std::make_pair(prove(backend, pk, a, b, c, z, r, s), z);
-  };
-  CpuBackend cpu;
+  SCOPED_TRACE(trace_);
   auto gpu = make_backend("cuda");
   ASSERT_EQ(gpu->name(), "cuda");
-  auto [cpu_proof, z] = prove_with(cpu);
-  auto [gpu_proof, z_again] = prove_with(*gpu);
-  EXPECT_TRUE(gpu_proof.a == cpu_proof.a);
-  EXPECT_TRUE(gpu_proof.b == cpu_proof.b);
-  EXPECT_TRUE(gpu_proof.c == cpu_proof.c);
-  std::vector<Fr> publics(z.begin() + 1, z.begin() + 1 + pk.num_public);
-  Verdict verdict = verify(pk.verifying_key(), gpu_proof, publics);
+  gpu->prepare(pk_);
+  const Proof proof = prove_on(*gpu);
+  expect_cpu_proof(proof);
+  const std::vector<Fr> publics(z_.begin() + 1, z_.begin() + 1 + pk_.num_public);
+  const Verdict verdict = verify(pk_.verifying_key(), proof, publics);
   EXPECT_TRUE(verdict) << verdict.reason;
 }
 
 // Without prepare() the key's bases stream from the host: chunks of 1000 points cut every MSM and
 // batch addition (and their index lists) into several, and the proof is still the CPU's.
 TEST_P(GpuProver, StreamedBasesGiveTheCpuProof) {
-  auto [name, size] = GetParam();
-  const uint64_t seed = test::fresh_seed();
-  SCOPED_TRACE(name + " seed " + std::to_string(seed));
-  auto circuit = circuits::make_circuit({name, size});
-  r1cs::R1csBuilder builder;
-  circuit->synthesize(builder, 0);
-  ProvingKey pk = setup(builder.take(), ToxicWaste::from_seed(seed), circuit->spec());
-  Rng rng(seed);
-  const Fr r = rng.field<Fr>(), s = rng.field<Fr>();
-  std::vector<Fr> a(pk.domain_size()), b(a.size()), c(a.size());
-  const auto z = synthesize(*circuit, rng.next_u64(), pk, a, b, c);
-  CpuBackend cpu;
-  cpu.prepare(pk);
+  SCOPED_TRACE(trace_);
   CudaBackend streamed(/*stream_chunk_points=*/1000);
-  const Proof expected = prove(cpu, pk, a, b, c, z, r, s);
-  const Proof proof = prove(streamed, pk, a, b, c, z, r, s);
-  EXPECT_TRUE(proof.a == expected.a);
-  EXPECT_TRUE(proof.b == expected.b);
-  EXPECT_TRUE(proof.c == expected.c);
+  expect_cpu_proof(prove_on(streamed));
 }
 
 INSTANTIATE_TEST_SUITE_P(BuiltinCircuits, GpuProver,
