@@ -422,6 +422,17 @@ SimulationResult deserialize_result(std::string_view origin, std::string_view te
   return result;
 }
 
+trace::RunExpectations trace_expectations(const Scenario& scenario, const SimulationResult& result) {
+  trace::RunExpectations expected;
+  expected.partitions = scenario.workload.partitions;
+  expected.proved = result.proved;
+  expected.failed = result.failed;
+  expected.host_budget_bytes = scenario.policy.host_budget_bytes;
+  expected.partitions_in_flight_max = scenario.policy.partitions_in_flight;
+  if (result.staging == policy::Staging::pinned) expected.pool_slabs = scenario.policy.pool_slabs;
+  return expected;
+}
+
 SimulationResult simulate(const Scenario& scenario) {
   const auto outputs = run_in_children(1, [&](std::size_t) { return serialize_result(simulate_in_this_process(scenario)); }, 1);
   return deserialize_result("simulation of " + scenario.name, outputs.front());

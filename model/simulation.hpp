@@ -15,6 +15,7 @@
 #include "faults/fault_injector.hpp"
 #include "policy/scheduling_policy.hpp"
 #include "scenario.hpp"
+#include "trace/invariants.hpp"
 #include "trace/trace.hpp"
 
 namespace zkpipe::model {
@@ -31,6 +32,11 @@ struct SimulationResult {
 
 SimulationResult simulate_in_this_process(const Scenario& scenario);
 SimulationResult simulate(const Scenario& scenario);
+
+// What the invariant checker may expect of `result`'s trace (the engine's twin:
+// zk::pipeline::trace_expectations): partitions, outcomes, budget, in-flight limit, and the pool
+// where the copies used pinned staging.
+trace::RunExpectations trace_expectations(const Scenario& scenario, const SimulationResult& result);
 
 // The text a child process hands back (a comment line of counters, then the trace CSV).
 std::string serialize_result(const SimulationResult& result);

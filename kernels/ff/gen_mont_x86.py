@@ -45,6 +45,14 @@ def product_row(n, i, t):
     return out
 
 
+def subtract_q_if_not_below(n, t, spare):
+    """t[0..n-1] -= q where t >= q (t < 2q), by CMOV from a copy in the `spare` registers."""
+    out = [f"movq %[{t[j]}], {spare[j]}" for j in range(n)]
+    out += [f"{'subq' if j == 0 else 'sbbq'} %[q{j}], {spare[j]}" for j in range(n)]
+    out += [f"cmovncq {spare[j]}, %[{t[j]}]" for j in range(n)]
+    return out
+
+
 def mul(n):
     # Registers t[0..n] rotate: after each reduction the zeroed low limb becomes the next top.
     regs = [f"r{i}" for i in range(n + 1)]
@@ -60,9 +68,7 @@ def mul(n):
         t = t[1:] + t[:1]
     # Result t[0..n-1] < 2q; t[n] is free. Conditional subtraction into spare registers.
     spare = [f"%[{t[n]}]", "%[lo]", "%[hi]", "%%rax", "%%rdx", "%[a]", "%[b]"][:n]
-    out += [f"movq %[{t[j]}], {spare[j]}" for j in range(n)]
-    out += [f"{'subq' if j == 0 else 'sbbq'} %[q{j}], {spare[j]}" for j in range(n)]
-    out += [f"cmovncq {spare[j]}, %[{t[j]}]" for j in range(n)]
+    out += subtract_q_if_not_below(n, t, spare)
     outs = [(r, "=&r", f"r[{i}]") for i, r in enumerate(regs)] + [("lo", "=&r", "lo"), ("hi", "=&r", "hi"),
                                                                   ("a", "+&r", "a"), ("b", "+&r", "b")]
     ins = [(f"q{j}", "m", f"q[{j}]") for j in range(n)] + [("inv", "m", "inv")]
@@ -161,9 +167,7 @@ def redc(n):
         t = t[1:] + t[:1]
     out += [f"{'addq' if j == 0 else 'adcq'} {8 * (n + j)}(%[in]), %[{t[j]}]" for j in range(n)]
     spare = [f"%[{t[n]}]", "%[lo]", "%[hi]", "%%rax", "%%rdx", "%[in]"][:n]
-    out += [f"movq %[{t[j]}], {spare[j]}" for j in range(n)]
-    out += [f"{'subq' if j == 0 else 'sbbq'} %[q{j}], {spare[j]}" for j in range(n)]
-    out += [f"cmovncq {spare[j]}, %[{t[j]}]" for j in range(n)]
+    out += subtract_q_if_not_below(n, t, spare)
     outs = [(r, "=&r", f"r[{i}]") for i, r in enumerate(regs)] + [("lo", "=&r", "lo"), ("hi", "=&r", "hi"),
                                                                   ("in", "+&r", "in")]
     ins = [(f"q{j}", "m", f"q[{j}]") for j in range(n)] + [("inv", "m", "inv")]

@@ -6,6 +6,8 @@
 #include <random>
 #include <string>
 
+#include "tests/model/small_costs.hpp"
+
 namespace zkpipe::model::testing {
 
 inline std::filesystem::path source_dir() { return ZKPIPE_SOURCE_DIR; }
@@ -49,34 +51,7 @@ staging = "pinned"
 pool_slabs = 3
 host_budget_gib = 4
 workers_per_gpu = 2
-
-[h2d.pinned]
-overhead_s_per_gb = 0.0
-per_thread_s_per_gb = 0.0005
-per_thread_squared_s_per_gb = 0.0001
-
-[h2d.pageable]
-overhead_s_per_gb = 0.12
-per_thread_s_per_gb = 0.008
-per_thread_squared_s_per_gb = 0.001
-
-[synthesis]
-core_s_per_mconstraint = 0.5
-slowdown_per_extra_thread = 0.02
-
-[cpu]
-assemble_s = 0.002
-
-[gpu_phase_cost.ntt]
-fixed_s = 0.001
-per_mitem_s = 0.004
-[gpu_phase_cost.msm_h]
-fixed_s = 0.002
-per_mitem_s = 0.01
-[gpu_phase_cost.tail_msm]
-fixed_s = 0.003
-per_mitem_s = 0.02
-)";
+)" + std::string(small_costs_toml);
 }
 
 }  // namespace zkpipe::model::testing

@@ -15,6 +15,7 @@
 #include "simulation.hpp"
 #include "trace/invariants.hpp"
 #include "trace/summary.hpp"
+#include "tests/model/small_costs.hpp"
 
 // Defined in librapidcheck (the text after RC_PARAMS="reproduce="), not declared in its headers.
 namespace rc::detail {
@@ -96,38 +97,13 @@ rc::Gen<std::shared_ptr<const rc::state::Command<HarnessSettings, PolicyHarness<
 
 // --- the model -------------------------------------------------------------------------------
 
-// Costs of a small workload: synthesis a few ms of a core per 2^16 constraints, GPU phases of
-// comparable length, pinned and pageable H2D paths shaped like the H200 fit.
+// The model tests' small-workload costs (tests/model/small_costs.hpp) on an 8-core host.
 const model::Scenario& base_scenario() {
-  static const model::Scenario base = model::parse_scenario_text(R"(name = "property"
-[hardware]
-cores = 8
-h2d_chunk_mib = 8
-[h2d.pinned]
-overhead_s_per_gb = 0.0
-per_thread_s_per_gb = 0.0005
-per_thread_squared_s_per_gb = 0.0001
-[h2d.pageable]
-overhead_s_per_gb = 0.12
-per_thread_s_per_gb = 0.008
-per_thread_squared_s_per_gb = 0.001
-[synthesis]
-core_s_per_mconstraint = 0.5
-slowdown_per_extra_thread = 0.02
-[cpu]
-assemble_s = 0.002
-[gpu_phase_cost.ntt]
-fixed_s = 0.001
-per_mitem_s = 0.004
-[gpu_phase_cost.msm_h]
-fixed_s = 0.002
-per_mitem_s = 0.01
-[gpu_phase_cost.tail_msm]
-fixed_s = 0.003
-per_mitem_s = 0.02
-)",
-                                                                 "property-base.toml", ".")
-                                          .base;
+  static const model::Scenario base =
+      model::parse_scenario_text(std::string("name = \"property\"\n[hardware]\ncores = 8\nh2d_chunk_mib = 8\n") +
+                                     model::testing::small_costs_toml,
+                                 "property-base.toml", ".")
+          .base;
   return base;
 }
 
@@ -161,17 +137,6 @@ rc::Gen<ScenarioChoice> arbitrary_scenario_choice(bool with_faults) {
   });
 }
 
-trace::RunExpectations expectations(const model::Scenario& scenario, const model::SimulationResult& result) {
-  trace::RunExpectations expected;
-  expected.partitions = scenario.workload.partitions;
-  expected.proved = result.proved;
-  expected.failed = result.failed;
-  expected.host_budget_bytes = scenario.policy.host_budget_bytes;
-  expected.partitions_in_flight_max = scenario.policy.partitions_in_flight;
-  if (result.staging == policy::Staging::pinned) expected.pool_slabs = scenario.policy.pool_slabs;
-  return expected;
-}
-
 model::SimulationResult simulate_and_tally(const model::Scenario& scenario) {
   model::SimulationResult result = model::simulate(scenario);
   tally() += result.faults_injected;
@@ -182,7 +147,7 @@ void simulated_traces_keep_the_pipeline_invariants() {
   const ScenarioChoice choice = *arbitrary_scenario_choice(true);
   const model::Scenario scenario = choice.build();
   const model::SimulationResult result = simulate_and_tally(scenario);
-  const auto violations = trace::check_invariants(result.spans, expectations(scenario, result));
+  const auto violations = trace::check_invariants(result.spans, model::trace_expectations(scenario, result));
   if (!violations.empty()) RC_FAIL("simulated trace breaks invariants:\n" + trace::format_violations(violations));
 }
 

@@ -75,14 +75,7 @@ TEST(Regressions, FasterCopiesCanLengthenAJobWithStalledCopies) {
 void expect_invariants_hold(const ScenarioChoice& choice) {
   const model::Scenario scenario = choice.build();
   const model::SimulationResult result = model::simulate(scenario);
-  trace::RunExpectations expected;
-  expected.partitions = scenario.workload.partitions;
-  expected.proved = result.proved;
-  expected.failed = result.failed;
-  expected.host_budget_bytes = scenario.policy.host_budget_bytes;
-  expected.partitions_in_flight_max = scenario.policy.partitions_in_flight;
-  if (result.staging == policy::Staging::pinned) expected.pool_slabs = scenario.policy.pool_slabs;
-  EXPECT_EQ(trace::format_violations(trace::check_invariants(result.spans, expected)), "");
+  EXPECT_EQ(trace::format_violations(trace::check_invariants(result.spans, model::trace_expectations(scenario, result))), "");
 }
 
 // The only worker died while computing; the model assembled the proof anyway (assemble span,
