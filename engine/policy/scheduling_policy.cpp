@@ -1,6 +1,7 @@
 #include "scheduling_policy.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <stdexcept>
 
 namespace zkpipe::policy {
@@ -12,6 +13,16 @@ std::string_view staging_name(Staging staging) {
 std::optional<Staging> parse_staging(std::string_view name) {
   if (name == "pinned") return Staging::pinned;
   if (name == "pageable") return Staging::pageable;
+  return std::nullopt;
+}
+
+std::string_view pool_layout_name(PoolLayout layout) {
+  return layout == PoolLayout::per_host ? "per-host" : "per-gpu";
+}
+
+std::optional<PoolLayout> parse_pool_layout(std::string_view name) {
+  if (name == "per-host") return PoolLayout::per_host;
+  if (name == "per-gpu") return PoolLayout::per_gpu;
   return std::nullopt;
 }
 
@@ -45,7 +56,10 @@ SchedulingPolicy::SchedulingPolicy(const PolicySettings& settings)
   validate(settings_);
   partitions_.resize(settings_.partitions);
   for (PartitionId id = 0; id < settings_.partitions; ++id) pending_.push_back(id);
-  for (SlabId slab = settings_.pool_slabs; slab > 0; --slab) free_slabs_.push_back(slab - 1);
+  free_slabs_.resize(settings_.pools());
+  for (std::uint32_t pool = 0; pool < settings_.pools(); ++pool)
+    for (SlabId slab = (pool + 1) * settings_.pool_slabs; slab > pool * settings_.pool_slabs; --slab)
+      free_slabs_[pool].push_back(slab - 1);
   worker_dead_.assign(settings_.gpus * settings_.workers_per_gpu, false);
 }
 
@@ -63,13 +77,34 @@ std::uint32_t SchedulingPolicy::workers_alive() const {
 
 std::uint32_t SchedulingPolicy::in_flight() const { return admitted_not_copied_; }
 
+bool SchedulingPolicy::gpu_alive(std::uint32_t gpu) const {
+  const auto first = worker_dead_.begin() + std::ptrdiff_t(gpu * settings_.workers_per_gpu);
+  return std::find(first, first + settings_.workers_per_gpu, false) != first + settings_.workers_per_gpu;
+}
+
+std::optional<std::uint32_t> SchedulingPolicy::pool_to_lease() const {
+  if (settings_.pool_layout == PoolLayout::per_host)
+    return free_slabs_.front().empty() ? std::nullopt : std::optional<std::uint32_t>(0);
+  std::optional<std::uint32_t> best;  // most free slabs: fewest partitions waiting for that GPU
+  for (std::uint32_t gpu = 0; gpu < settings_.gpus; ++gpu)
+    if (!free_slabs_[gpu].empty() && gpu_alive(gpu) &&
+        (!best || free_slabs_[gpu].size() > free_slabs_[*best].size()))
+      best = gpu;
+  return best;
+}
+
+bool SchedulingPolicy::may_run(const Partition& partition, WorkerId worker) const {
+  return !partition.backing.gpu || *partition.backing.gpu == worker / settings_.workers_per_gpu;
+}
+
 SynthesisDecision SchedulingPolicy::request_synthesis() {
   if (finished()) return WaitReason::job_finished;
   if (pending_.empty()) return WaitReason::no_work_yet;
   if (in_flight() >= settings_.partitions_in_flight_max) return WaitReason::in_flight_limit;
   if (counters_.reserved_bytes + settings_.partition_host_bytes > settings_.host_budget_bytes)
     return WaitReason::budget;
-  if (staging_ == Staging::pinned && free_slabs_.empty()) return WaitReason::pool;
+  std::optional<std::uint32_t> pool;
+  if (staging_ == Staging::pinned && !(pool = pool_to_lease())) return WaitReason::pool;
 
   const PartitionId id = pending_.front();
   pending_.pop_front();
@@ -78,10 +113,11 @@ SynthesisDecision SchedulingPolicy::request_synthesis() {
   partition.holds_reservation = true;
   counters_.reserved_bytes += settings_.partition_host_bytes;
   counters_.reserved_bytes_max = std::max(counters_.reserved_bytes_max, counters_.reserved_bytes);
-  partition.backing = Backing{staging_, std::nullopt};
-  if (staging_ == Staging::pinned) {
-    partition.backing.slab = free_slabs_.back();
-    free_slabs_.pop_back();
+  partition.backing = Backing{staging_, std::nullopt, std::nullopt};
+  if (pool) {
+    partition.backing.slab = free_slabs_[*pool].back();
+    free_slabs_[*pool].pop_back();
+    if (settings_.pool_layout == PoolLayout::per_gpu) partition.backing.gpu = *pool;
     ++counters_.slabs_leased;
     counters_.slabs_leased_max = std::max(counters_.slabs_leased_max, counters_.slabs_leased);
   }
@@ -99,14 +135,17 @@ void SchedulingPolicy::synthesis_finished(PartitionId id) {
     ++counters_.failed;
     return;
   }
+  if (partition.backing.gpu && !gpu_alive(*partition.backing.gpu)) return requeue_or_fail(id, false);
   partition.state = State::ready;
   ready_.push_back(id);
 }
 
 std::optional<GpuAssignment> SchedulingPolicy::request_gpu_work(WorkerId worker) {
-  if (worker >= worker_dead_.size() || worker_dead_[worker] || ready_.empty()) return std::nullopt;
-  const PartitionId id = ready_.front();
-  ready_.pop_front();
+  if (worker >= worker_dead_.size() || worker_dead_[worker]) return std::nullopt;
+  const auto next = std::ranges::find_if(ready_, [&](PartitionId id) { return may_run(partitions_[id], worker); });
+  if (next == ready_.end()) return std::nullopt;
+  const PartitionId id = *next;
+  ready_.erase(next);
   Partition& partition = partitions_[id];
   partition.state = State::copying;
   partition.worker = worker;
@@ -121,7 +160,8 @@ void SchedulingPolicy::release_holdings(Partition& partition) {
   }
   if (partition.backing.slab) {
     --counters_.slabs_leased;
-    if (staging_ == Staging::pinned) free_slabs_.push_back(*partition.backing.slab);
+    if (staging_ == Staging::pinned)
+      free_slabs_[settings_.pool_of_slab(*partition.backing.slab)].push_back(*partition.backing.slab);
     partition.backing.slab.reset();
   }
 }
@@ -179,7 +219,18 @@ void SchedulingPolicy::worker_died(WorkerId worker) {
                                  partition.state == State::computing);
     if (on_that_worker) requeue_or_fail(id, false);
   }
+  requeue_ready_bound_to(worker / settings_.workers_per_gpu);
   fail_remaining_when_no_worker_is_alive();
+}
+
+void SchedulingPolicy::requeue_ready_bound_to(std::uint32_t gpu) {
+  if (gpu_alive(gpu)) return;
+  auto bound_there = [&](PartitionId id) { return partitions_[id].backing.gpu == gpu; };
+  std::vector<PartitionId> stranded;
+  std::ranges::copy_if(ready_, std::back_inserter(stranded), bound_there);
+  std::erase_if(ready_, bound_there);
+  // Requeued at the front in their queue order: the first ready is the first synthesized again.
+  for (auto id = stranded.rbegin(); id != stranded.rend(); ++id) requeue_or_fail(*id, false);
 }
 
 void SchedulingPolicy::fail_remaining_when_no_worker_is_alive() {
@@ -199,7 +250,7 @@ void SchedulingPolicy::fail_remaining_when_no_worker_is_alive() {
 
 void SchedulingPolicy::pinned_allocation_failed() {
   staging_ = Staging::pageable;
-  free_slabs_.clear();
+  for (std::vector<SlabId>& pool : free_slabs_) pool.clear();
 }
 
 bool SchedulingPolicy::finished() const {
@@ -208,6 +259,10 @@ bool SchedulingPolicy::finished() const {
 
 bool SchedulingPolicy::worker_alive(WorkerId worker) const {
   return worker < worker_dead_.size() && !worker_dead_[worker];
+}
+
+bool SchedulingPolicy::waiting_for_gpu(PartitionId id) const {
+  return id < partitions_.size() && partitions_[id].state == State::ready;
 }
 
 PartitionOutcome SchedulingPolicy::outcome(PartitionId id) const {

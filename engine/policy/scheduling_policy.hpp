@@ -8,7 +8,11 @@
 // Promises, checked by tests/policy:
 // - admission is atomic: a partition is admitted only when its host bytes fit the budget, the
 //   in-flight limit allows it and (pinned staging) a slab is free; nothing is held while waiting;
-// - pinned leases never exceed pool_slabs and no slab is held by two partitions;
+// - pinned leases never exceed pool_slabs per pool and no slab is held by two partitions;
+// - with one pool per GPU, a partition's slab comes from the pool of the GPU it is bound to when
+//   it is admitted, and only that GPU's workers are handed it; a partition bound to a GPU whose
+//   workers have all died is released (slab and reservation returned) and requeued, without
+//   counting against its retry limit, to be bound to a GPU with a live worker;
 // - reserved host bytes never exceed host_budget_bytes;
 // - every partition ends exactly once: proved, or reported failed after retry_limit failed
 //   attempts, or failed because every GPU worker is dead;
@@ -31,30 +35,44 @@ enum class Staging { pinned, pageable };
 std::string_view staging_name(Staging staging);
 std::optional<Staging> parse_staging(std::string_view name);
 
+// How the pinned slabs are organised: one pool for the host, leased by every GPU's workers, or one
+// pool per GPU (allocated near that GPU's PCIe root on a multi-GPU host), leased for that GPU only.
+enum class PoolLayout { per_host, per_gpu };
+std::string_view pool_layout_name(PoolLayout layout);  // "per-host", "per-gpu"
+std::optional<PoolLayout> parse_pool_layout(std::string_view name);
+
+using PartitionId = std::uint32_t;
+using SlabId = std::uint32_t;
+using WorkerId = std::uint32_t;  // gpu * workers_per_gpu + worker index on that gpu
+
 struct PolicySettings {
   std::uint32_t partitions = 1;
   std::uint64_t partition_host_bytes = 0;  // a/b/c bytes one partition keeps in host memory
   std::uint64_t host_budget_bytes = 0;
   std::uint32_t partitions_in_flight_max = 1;  // admitted and not yet copied to the GPU
   Staging staging = Staging::pinned;
-  std::uint32_t pool_slabs = 1;  // pinned slabs, each holds one partition's a/b/c
+  std::uint32_t pool_slabs = 1;  // pinned slabs of each pool, each holds one partition's a/b/c
+  PoolLayout pool_layout = PoolLayout::per_host;
   std::uint32_t gpus = 1;
   std::uint32_t workers_per_gpu = 1;
   std::uint32_t retry_limit = 2;  // failed attempts allowed before a partition is reported failed
+
+  // Slabs are numbered across pools: pool p holds slabs p * pool_slabs .. (p + 1) * pool_slabs - 1,
+  // and with one pool per GPU, pool p is GPU p's.
+  std::uint32_t pools() const { return pool_layout == PoolLayout::per_gpu ? gpus : 1; }
+  std::uint32_t pool_of_slab(SlabId slab) const { return slab / pool_slabs; }
 };
 
 // Throws std::invalid_argument naming the setting when the settings could never make progress
 // (e.g. a budget smaller than one partition, zero slabs with pinned staging).
 void validate(const PolicySettings& settings);
 
-using PartitionId = std::uint32_t;
-using SlabId = std::uint32_t;
-using WorkerId = std::uint32_t;  // gpu * workers_per_gpu + worker index on that gpu
-
 // Where one admitted partition's a/b/c live until the GPU has copied them.
 struct Backing {
   Staging staging = Staging::pageable;
   std::optional<SlabId> slab;  // set for pinned staging
+  // Set where the slab comes from a GPU's own pool: the one GPU whose workers may run the attempt.
+  std::optional<std::uint32_t> gpu;
 };
 
 struct SynthesisGrant {
@@ -92,11 +110,15 @@ class SchedulingPolicy {
   explicit SchedulingPolicy(const PolicySettings& settings);
 
   // A synthesis thread asks for a partition to synthesize. On a grant the budget reservation and
-  // the backing are held until copy_finished or attempt_failed for that partition.
+  // the backing are held until copy_finished or attempt_failed for that partition. With one pool
+  // per GPU the grant binds the partition to the GPU with a live worker and a free slab that has
+  // the fewest partitions waiting for it (slabs leased), the lowest-numbered on a tie.
   SynthesisDecision request_synthesis();
+  // The partition waits for a GPU worker (waiting_for_gpu) unless no worker is left to run it:
+  // then its holdings are returned and it is requeued, or failed when no worker is alive at all.
   void synthesis_finished(PartitionId partition);
 
-  // An idle worker asks for a synthesized partition; nullopt: wait for the next event.
+  // An idle worker asks for a synthesized partition it may run; nullopt: wait for the next event.
   std::optional<GpuAssignment> request_gpu_work(WorkerId worker);
   // The a/b/c are on the device: the slab and the budget reservation are returned.
   void copy_finished(PartitionId partition);
@@ -105,12 +127,16 @@ class SchedulingPolicy {
   // remain, else reported failed. Whatever the partition still held is returned.
   void attempt_failed(PartitionId partition);
   // Call once the dead worker can no longer touch the partition's buffers (its copy stopped):
-  // the partition's slab and reservation are returned at once.
+  // the partition's slab and reservation are returned at once, and so are those of synthesized
+  // partitions bound to a GPU left without a live worker (waiting_for_gpu turns false for them:
+  // the caller frees their buffers).
   void worker_died(WorkerId worker);
   void pinned_allocation_failed();
 
   bool finished() const;
   bool worker_alive(WorkerId worker) const;
+  // Synthesized and queued for a GPU worker (false once the policy took its holdings back).
+  bool waiting_for_gpu(PartitionId partition) const;
   Staging staging() const { return staging_; }
   PartitionOutcome outcome(PartitionId partition) const;
   const PolicyCounters& counters() const { return counters_; }
@@ -132,6 +158,10 @@ class SchedulingPolicy {
   void release_holdings(Partition& partition);
   void requeue_or_fail(PartitionId id, bool counts_as_failure);
   void fail_remaining_when_no_worker_is_alive();
+  void requeue_ready_bound_to(std::uint32_t gpu);
+  std::optional<std::uint32_t> pool_to_lease() const;
+  bool may_run(const Partition& partition, WorkerId worker) const;
+  bool gpu_alive(std::uint32_t gpu) const;
   std::uint32_t workers_alive() const;
   std::uint32_t in_flight() const;
 
@@ -140,7 +170,7 @@ class SchedulingPolicy {
   std::vector<Partition> partitions_;
   std::deque<PartitionId> pending_;  // front first; retries go to the front
   std::deque<PartitionId> ready_;
-  std::vector<SlabId> free_slabs_;   // used as a stack: the most recently returned slab first
+  std::vector<std::vector<SlabId>> free_slabs_;  // per pool, a stack: the most recently returned slab first
   std::vector<bool> worker_dead_;
   std::uint32_t admitted_not_copied_ = 0;
   PolicyCounters counters_;

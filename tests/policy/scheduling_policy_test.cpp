@@ -120,6 +120,91 @@ TEST(SchedulingPolicy, FailsEverythingLeftWhenTheLastWorkerDies) {
   EXPECT_EQ(policy.counters().reserved_bytes, 0u);
 }
 
+// --- one pinned pool per GPU -----------------------------------------------------------------
+
+PolicySettings per_gpu_settings() {
+  PolicySettings settings = small_settings();
+  settings.pool_layout = PoolLayout::per_gpu;
+  settings.gpus = 2;
+  settings.host_budget_bytes = 8 * gib;
+  settings.partitions_in_flight_max = 8;
+  return settings;
+}
+
+SynthesisGrant grant_of(SchedulingPolicy& policy) { return std::get<SynthesisGrant>(policy.request_synthesis()); }
+
+TEST(SchedulingPolicy, PerGpuPoolsGiveEachGpuItsOwnSlabsAndBindThePartitionThere) {
+  SchedulingPolicy policy(per_gpu_settings());  // 2 GPUs x 1 slab
+  const SynthesisGrant first = grant_of(policy), second = grant_of(policy);
+  EXPECT_EQ(first.backing.gpu, 0u);
+  EXPECT_EQ(first.backing.slab, SlabId{0});
+  EXPECT_EQ(second.backing.gpu, 1u);
+  EXPECT_EQ(second.backing.slab, SlabId{1});
+  EXPECT_EQ(std::get<WaitReason>(policy.request_synthesis()), WaitReason::pool);
+  EXPECT_EQ(policy.settings().pool_of_slab(*second.backing.slab), 1u);
+}
+
+TEST(SchedulingPolicy, PerGpuPoolsNeverLendOneGpusSlabToAnother) {
+  PolicySettings settings = per_gpu_settings();
+  settings.partitions = 5;
+  settings.pool_slabs = 2;
+  SchedulingPolicy policy(settings);
+  // Ties go to the lowest GPU, then to the GPU with fewer partitions waiting: 0, 1, 0, 1.
+  for (std::uint32_t gpu : {0u, 1u, 0u, 1u}) {
+    const SynthesisGrant grant = grant_of(policy);
+    EXPECT_EQ(grant.backing.gpu, gpu);
+    EXPECT_EQ(settings.pool_of_slab(*grant.backing.slab), gpu) << "slab " << *grant.backing.slab;
+  }
+  EXPECT_EQ(std::get<WaitReason>(policy.request_synthesis()), WaitReason::pool);
+  EXPECT_EQ(policy.counters().slabs_leased, 4u);
+}
+
+TEST(SchedulingPolicy, ABoundPartitionIsHandedOnlyToItsGpusWorkers) {
+  SchedulingPolicy policy(per_gpu_settings());
+  const SynthesisGrant grant = grant_of(policy);
+  ASSERT_EQ(grant.backing.gpu, 0u);
+  policy.synthesis_finished(grant.partition);
+  EXPECT_FALSE(policy.request_gpu_work(1)) << "gpu1's worker took a partition bound to gpu0";
+  const auto assignment = policy.request_gpu_work(0);
+  ASSERT_TRUE(assignment);
+  EXPECT_EQ(assignment->partition, grant.partition);
+}
+
+TEST(SchedulingPolicy, APartitionBoundToAGpuWithNoLiveWorkerIsRequeuedForAnotherWithoutARetry) {
+  PolicySettings settings = per_gpu_settings();
+  settings.partitions = 3;
+  SchedulingPolicy policy(settings);
+  const SynthesisGrant on_gpu0 = grant_of(policy), on_gpu1 = grant_of(policy);
+  policy.synthesis_finished(on_gpu0.partition);
+  policy.worker_died(0);  // gpu0 has no worker left: its synthesized partition is released
+  EXPECT_FALSE(policy.waiting_for_gpu(on_gpu0.partition));
+  EXPECT_EQ(policy.counters().slabs_leased, 1u);
+  EXPECT_EQ(policy.outcome(on_gpu0.partition), PartitionOutcome::pending);
+  EXPECT_EQ(std::get<WaitReason>(policy.request_synthesis()), WaitReason::pool) << "gpu0's free slab was leased";
+
+  policy.synthesis_finished(on_gpu1.partition);
+  ASSERT_TRUE(policy.request_gpu_work(1));
+  policy.copy_finished(on_gpu1.partition);
+  const SynthesisGrant again = grant_of(policy);
+  EXPECT_EQ(again.partition, on_gpu0.partition);
+  EXPECT_EQ(again.attempt, 0u);
+  EXPECT_EQ(again.backing.gpu, 1u);
+}
+
+TEST(SchedulingPolicy, APartitionSynthesizedForAGpuThatLostItsWorkersMeanwhileIsRequeued) {
+  SchedulingPolicy policy(per_gpu_settings());
+  const SynthesisGrant grant = grant_of(policy);
+  ASSERT_EQ(grant.backing.gpu, 0u);
+  policy.worker_died(0);
+  policy.synthesis_finished(grant.partition);
+  EXPECT_FALSE(policy.waiting_for_gpu(grant.partition));
+  EXPECT_EQ(policy.counters().slabs_leased, 0u);
+  EXPECT_EQ(policy.counters().reserved_bytes, 0u);
+  const SynthesisGrant again = grant_of(policy);
+  EXPECT_EQ(again.partition, grant.partition);
+  EXPECT_EQ(again.backing.gpu, 1u);
+}
+
 // --- property: random settings, random event interleavings, faults among them ------------------
 
 struct Driver {
@@ -142,11 +227,12 @@ struct Driver {
   // The policy's promises, checked after every event.
   void check_invariants() {
     const auto leases = policy.slab_leases();
-    RC_ASSERT(leases.size() <= settings.pool_slabs);
     std::set<SlabId> slabs;
+    std::vector<std::uint32_t> leased_by_pool(settings.pools());
     for (const auto& [partition, slab] : leases) {
-      RC_ASSERT(slab < settings.pool_slabs);
+      RC_ASSERT(slab < settings.pools() * settings.pool_slabs);
       RC_ASSERT(slabs.insert(slab).second);  // no slab held by two partitions
+      RC_ASSERT(++leased_by_pool[settings.pool_of_slab(slab)] <= settings.pool_slabs);
     }
     RC_ASSERT(policy.counters().reserved_bytes <= settings.host_budget_bytes);
     std::uint32_t ended = 0;
@@ -178,6 +264,10 @@ struct Driver {
       case 2: {
         const WorkerId worker = pick % workers();
         if (auto assignment = policy.request_gpu_work(worker)) {
+          if (settings.pool_layout == PoolLayout::per_gpu && assignment->backing.slab) {
+            RC_ASSERT(assignment->backing.gpu == worker / settings.workers_per_gpu);  // run only where bound
+            RC_ASSERT(settings.pool_of_slab(*assignment->backing.slab) == *assignment->backing.gpu);
+          }
           copying.emplace_back(assignment->partition, worker);
           return true;
         }
@@ -248,6 +338,7 @@ rc::Gen<PolicySettings> arbitrary_settings() {
     settings.gpus = *rc::gen::inRange<std::uint32_t>(1, 3);
     settings.workers_per_gpu = *rc::gen::inRange<std::uint32_t>(1, 3);
     settings.retry_limit = *rc::gen::inRange<std::uint32_t>(0, 3);
+    settings.pool_layout = *rc::gen::element(PoolLayout::per_host, PoolLayout::per_gpu);
     return settings;
   });
 }
