@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -29,6 +31,7 @@ struct Holding {
   double start_s = 0;
   double end_s = 0;
   std::uint64_t bytes = 0;
+  std::string copy_link;  // the first copy's link ("pcie0"): the GPU whose pool held it; empty: not copied
 };
 
 class Checker {
@@ -81,11 +84,12 @@ class Checker {
       end_s = std::max(end_s, span->end_s);
       if (span->phase == Phase::synth) {
         synthesized = true;
-        holding = Holding{span->start_s, span->end_s, span->bytes};
+        holding = Holding{span->start_s, span->end_s, span->bytes, {}};
       }
       if (span->phase == Phase::h2d && holding && !copied) {
         copied = true;
         holding->end_s = span->end_s;
+        holding->copy_link = span->resource.substr(0, span->resource.find(':'));
       }
       if (span->phase == Phase::assemble) {
         if (assembled) report(Invariant::ends_exactly_once, fmt::format("partition {}: assembled twice", partition));
@@ -137,25 +141,31 @@ class Checker {
       double time_s;
       bool starts;  // false sorts first: ends before starts at one instant
       std::uint64_t bytes;
-      auto operator<=>(const Change&) const = default;
+      const std::string* copy_link;
     };
     std::vector<Change> changes;
     for (const Holding& holding : holdings_) {
-      changes.push_back({holding.end_s, false, holding.bytes});
-      changes.push_back({holding.start_s + tolerance_s, true, holding.bytes});
+      changes.push_back({holding.end_s, false, holding.bytes, &holding.copy_link});
+      changes.push_back({holding.start_s + tolerance_s, true, holding.bytes, &holding.copy_link});
     }
-    std::ranges::sort(changes);
+    std::ranges::stable_sort(changes, {}, [](const Change& change) {
+      return std::tie(change.time_s, change.starts, change.bytes);
+    });
     std::uint64_t bytes = 0;
     std::uint32_t holders = 0;
-    bool budget_reported = false, in_flight_reported = false, slabs_reported = false;
-    for (const auto& [time_s, starts, change_bytes] : changes) {
+    std::map<std::string, std::uint32_t> holders_by_link;
+    bool budget_reported = false, in_flight_reported = false, slabs_reported = false, pool_reported = false;
+    for (const auto& [time_s, starts, change_bytes, copy_link] : changes) {
+      std::uint32_t& link_holders = holders_by_link[*copy_link];
       if (!starts) {
         bytes -= change_bytes;
         --holders;
+        --link_holders;
         continue;
       }
       bytes += change_bytes;
       ++holders;
+      ++link_holders;
       if (expected_.host_budget_bytes && bytes > expected_.host_budget_bytes && !budget_reported) {
         budget_reported = true;
         report(Invariant::holdings_within_limits, fmt::format("at {:.9f} s {} bytes held, above the budget of {}",
@@ -166,10 +176,18 @@ class Checker {
         report(Invariant::holdings_within_limits, fmt::format("at {:.9f} s {} partitions held, above the in-flight limit of {}",
                                                               time_s, holders, expected_.partitions_in_flight_max));
       }
-      if (expected_.pool_slabs && holders > *expected_.pool_slabs && !slabs_reported) {
+      if (expected_.pool_slabs && holders > expected_.pools * *expected_.pool_slabs && !slabs_reported) {
         slabs_reported = true;
-        report(Invariant::holdings_within_limits, fmt::format("at {:.9f} s {} partitions held pinned slabs, above the pool of {}",
-                                                              time_s, holders, *expected_.pool_slabs));
+        report(Invariant::holdings_within_limits,
+               fmt::format("at {:.9f} s {} partitions held pinned slabs, above {} pool(s) of {}", time_s, holders,
+                           expected_.pools, *expected_.pool_slabs));
+      }
+      if (expected_.pool_slabs && expected_.pools > 1 && !copy_link->empty() && link_holders > *expected_.pool_slabs &&
+          !pool_reported) {
+        pool_reported = true;
+        report(Invariant::holdings_within_limits,
+               fmt::format("at {:.9f} s {} partitions copied to {} held its pool's slabs, above its {}", time_s,
+                           link_holders, *copy_link, *expected_.pool_slabs));
       }
     }
   }

@@ -19,7 +19,8 @@
 //   holdings_within_limits an attempt holds its a/b/c from synthesis start to the end of its
 //                          first copy: at every instant the holders' bytes <= the budget, their
 //                          number <= the in-flight limit and, pinned staging throughout,
-//                          <= the pool's slabs
+//                          <= the pools' slabs; with one pool per GPU, also the holders copied
+//                          to one GPU (named by their copy's resource) <= that GPU's pool
 #pragma once
 
 #include <cstdint>
@@ -39,7 +40,8 @@ struct RunExpectations {
   std::uint32_t failed = 0;
   std::uint64_t host_budget_bytes = 0;
   std::uint32_t partitions_in_flight_max = 0;
-  std::optional<std::uint32_t> pool_slabs;  // set when every copy used pinned staging
+  std::optional<std::uint32_t> pool_slabs;  // slabs of each pool; set when every copy used pinned staging
+  std::uint32_t pools = 1;                  // > 1: one pool per GPU, a partition copied from its GPU's
   // The engine verifies each proof after assembling it and retries one that fails: then only a
   // partition's last attempt decides whether it was proved. Otherwise (the model, the policy
   // harness) an assembled proof ends the partition.
