@@ -24,6 +24,7 @@ policy::PolicySettings Scenario::policy_settings() const {
   settings.partitions_in_flight_max = policy.partitions_in_flight;
   settings.staging = policy.staging;
   settings.pool_slabs = policy.pool_slabs;
+  settings.pool_layout = policy.pool_layout;
   settings.gpus = hardware.gpus;
   settings.workers_per_gpu = policy.workers_per_gpu;
   settings.retry_limit = policy.retry_limit;
@@ -279,6 +280,7 @@ Scenario read_scenario(const toml::table& table, const std::string& origin, cons
   knobs.partitions_in_flight = std::uint32_t(policy_table.integer("partitions_in_flight", 4, 1, 100'000));
   knobs.staging = *policy::parse_staging(policy_table.choice("staging", "pinned", {"pinned", "pageable"}));
   knobs.pool_slabs = std::uint32_t(policy_table.integer("pool_slabs", 4, 0, 4096));
+  knobs.pool_layout = *policy::parse_pool_layout(policy_table.choice("pool_layout", "per-host", {"per-host", "per-gpu"}));
   knobs.host_budget_bytes = std::uint64_t(policy_table.number("host_budget_gib", 64, 0.001, 1e6) * gib);
   knobs.workers_per_gpu = std::uint32_t(policy_table.integer("workers_per_gpu", 2, 1, 64));
   knobs.srs_residency = policy_table.choice("srs_residency", "device", {"device", "pinned-host"}) == "device"

@@ -90,7 +90,8 @@ struct PolicyKnobs {
   std::uint32_t synthesis_threads = 8;
   std::uint32_t partitions_in_flight = 4;
   policy::Staging staging = policy::Staging::pinned;
-  std::uint32_t pool_slabs = 4;
+  std::uint32_t pool_slabs = 4;  // per pool
+  policy::PoolLayout pool_layout = policy::PoolLayout::per_host;
   std::uint64_t host_budget_bytes = 64ull << 30;
   std::uint32_t workers_per_gpu = 2;
   SrsResidency srs_residency = SrsResidency::device;

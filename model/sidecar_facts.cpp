@@ -21,6 +21,7 @@ trace::Sidecar simulation_sidecar(const Scenario& scenario, const SimulationResu
                       {"partitions", settings.partitions},
                       {"partitions_in_flight", settings.partitions_in_flight_max},
                       {"pool_slabs", settings.pool_slabs},
+                      {"pool_layout", policy::pool_layout_name(settings.pool_layout)},
                       {"host_budget_bytes", settings.host_budget_bytes},
                       {"workers_per_gpu", settings.workers_per_gpu},
                       {"retry_limit", settings.retry_limit},

@@ -88,7 +88,8 @@ struct Simulation {
         policy(s.policy_settings()),
         faults(s.fault_options()),
         staging_held_by_worker(s.hardware.gpus * s.policy.workers_per_gpu, false),
-        dies_after_copy(staging_held_by_worker.size(), false) {}
+        dies_after_copy(staging_held_by_worker.size(), false),
+        gpu_work_ready(s.policy_settings().pools()) {}
 
   const Scenario& scenario;
   policy::SchedulingPolicy policy;
@@ -105,18 +106,26 @@ struct Simulation {
   // Waiters are woken only by events that can unblock them, one at a time where one event
   // unblocks one waiter (waking every actor on every event costs more than the simulation).
   WaitQueue synthesis_may_start;
-  WaitQueue gpu_work_ready;
+  // Idle workers: all in one queue with one pinned pool per host; with one pool per GPU, in their
+  // GPU's queue, so that a partition bound to a GPU wakes only a worker that may take it.
+  std::vector<WaitQueue> gpu_work_ready;
+  WaitQueue& gpu_work_ready_on(std::uint32_t gpu) { return gpu_work_ready[gpu_work_ready.size() > 1 ? gpu : 0]; }
 
   // partition_ready: a worker may take it; synthesis_may_resume: staging was released or a failed
   // partition was requeued, so one more synthesis may start; proved: nothing new unless the job
-  // ended; worker_died: anything may have changed.
+  // ended; worker_died: anything may have changed. A partition ready for the GPU it is bound to
+  // (`bound_gpu`) wakes a worker of that GPU; one bound to none wakes a worker of each queue.
   enum class Event { partition_ready, synthesis_may_resume, proved, worker_died };
-  void announce(Event event) {
+  void announce(Event event, std::optional<std::uint32_t> bound_gpu = std::nullopt) {
     if (policy.finished() || event == Event::worker_died) {
       synthesis_may_start.notify_all();
-      gpu_work_ready.notify_all();
+      for (WaitQueue& queue : gpu_work_ready) queue.notify_all();
     } else if (event == Event::partition_ready) {
-      gpu_work_ready.notify_one();
+      if (bound_gpu) {
+        gpu_work_ready_on(*bound_gpu).notify_one();
+      } else {
+        for (WaitQueue& queue : gpu_work_ready) queue.notify_one();
+      }
     } else if (event == Event::synthesis_may_resume) {
       synthesis_may_start.notify_one();
     }
@@ -196,7 +205,11 @@ void synthesis_thread(Simulation& sim, std::uint32_t thread) {
     sim.record(grant.partition, Phase::synth, resource, start_s, workload.partition_host_bytes(),
                workload.constraints_per_partition);
     sim.policy.synthesis_finished(grant.partition);
-    sim.announce(Simulation::Event::partition_ready);
+    if (sim.policy.waiting_for_gpu(grant.partition)) {
+      sim.announce(Simulation::Event::partition_ready, grant.backing.gpu);
+    } else {  // taken back: no live worker may run it, so it was requeued (or failed) and its slab freed
+      sim.announce(Simulation::Event::synthesis_may_resume);
+    }
   }
 }
 
@@ -220,7 +233,7 @@ void gpu_worker(Simulation& sim, policy::WorkerId worker) {
           assignment = *next;
           break;
         }
-        sim.gpu_work_ready.wait();
+        sim.gpu_work_ready_on(gpu_index).wait();
       }
     }
     const std::uint32_t partition = assignment.partition;
@@ -429,7 +442,10 @@ trace::RunExpectations trace_expectations(const Scenario& scenario, const Simula
   expected.failed = result.failed;
   expected.host_budget_bytes = scenario.policy.host_budget_bytes;
   expected.partitions_in_flight_max = scenario.policy.partitions_in_flight;
-  if (result.staging == policy::Staging::pinned) expected.pool_slabs = scenario.policy.pool_slabs;
+  if (result.staging == policy::Staging::pinned) {
+    expected.pool_slabs = scenario.policy.pool_slabs;
+    expected.pools = scenario.policy_settings().pools();
+  }
   return expected;
 }
 

@@ -56,6 +56,20 @@ TEST(Scenario, AWrongTypeAndAnImpossibleBudgetAreErrors) {
   EXPECT_NE(error_of(text).find("budget"), std::string::npos) << error_of(text);
 }
 
+TEST(Scenario, ThePoolLayoutIsOnePoolPerHostUnlessToldPerGpu) {
+  std::string text = testing::small_scenario_text();
+  EXPECT_EQ(parse_scenario_text(text, "s.toml", ".").base.policy.pool_layout, policy::PoolLayout::per_host);
+  text.replace(text.find("[policy]\n"), 9, "[policy]\npool_layout = \"per-gpu\"\n");
+  const Scenario per_gpu = with_setting(parse_scenario_text(text, "s.toml", ".").base, "hardware.gpus", "3");
+  EXPECT_EQ(per_gpu.policy.pool_layout, policy::PoolLayout::per_gpu);
+  EXPECT_EQ(per_gpu.policy_settings().pools(), 3u);
+  text.replace(text.find("\"per-gpu\""), 9, "\"per-numa\"");
+  const std::string error = error_of(text);
+  EXPECT_NE(error.find("scenario.toml:16"), std::string::npos) << error;
+  EXPECT_NE(error.find("policy.pool_layout"), std::string::npos) << error;
+  EXPECT_NE(error.find("\"per-host\", \"per-gpu\""), std::string::npos) << error;
+}
+
 TEST(Scenario, ANameThatWouldBreakTheTraceCsvIsAnError) {
   std::string text = testing::small_scenario_text();
   text.replace(text.find("name = \"small\""), 14, "name = \"a,b\"");

@@ -96,6 +96,34 @@ TEST(Simulation, PipelineInvariantsHoldWithFaults) {
   }
 }
 
+TEST(Simulation, PerGpuPoolsGiveEachGpuItsOwnSlabs) {
+  // Two GPUs and one slab per pool: per GPU, both GPUs' slabs are held at once, which a single
+  // pool of one slab (what per-GPU pools silently sharing one pool would be) never allows.
+  Scenario scenario = with_setting(with_setting(small_scenario(), "hardware.gpus", "2"), "policy.pool_slabs", "1");
+  scenario = with_setting(scenario, "policy.pool_layout", "\"per-gpu\"");
+  const SimulationResult result = simulate(scenario);
+  expect_pipeline_invariants(scenario, result);
+  EXPECT_EQ(trace::format_violations(trace::check_invariants(result.spans, trace_expectations(scenario, result))), "");
+  EXPECT_EQ(result.proved, scenario.workload.partitions);
+  trace::RunExpectations one_pool = trace_expectations(scenario, result);
+  one_pool.pools = 1;
+  EXPECT_FALSE(trace::check_invariants(result.spans, one_pool).empty()) << "never more than one slab held";
+}
+
+TEST(Simulation, PartitionsBoundToAGpuThatLosesItsWorkersAreProvedOnAnother) {
+  Scenario scenario = with_setting(small_scenario(), "hardware.gpus", "2");
+  scenario = with_setting(scenario, "policy.pool_layout", "\"per-gpu\"");
+  for (const std::string deaths : {"[0.0, 0.0]", "[0.5, 1.5]"}) {  // gpu0's two workers
+    SCOPED_TRACE(deaths);
+    const Scenario dying = with_setting(scenario, "faults.worker_death_s", deaths);
+    const SimulationResult result = simulate(dying);
+    expect_pipeline_invariants(dying, result);
+    EXPECT_EQ(trace::format_violations(trace::check_invariants(result.spans, trace_expectations(dying, result))), "");
+    EXPECT_EQ(result.proved, dying.workload.partitions);
+    EXPECT_EQ(result.failed_attempts, 0u);  // requeued, not charged
+  }
+}
+
 TEST(Simulation, OneEnginePerProcessIsEnforced) {
   const Scenario scenario = small_scenario();
   EXPECT_THROW(run_in_children(
