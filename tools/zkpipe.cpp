@@ -275,7 +275,11 @@ int main(int argc, char** argv) {
                                                  "(default: pinned where a CUDA device is present)")
       ->transform(CLI::CheckedTransformer(std::map<std::string, pipeline::Staging>{
           {"pinned", pipeline::Staging::pinned}, {"pageable", pipeline::Staging::pageable}}));
-  prove->add_option("--pool-slabs", engine.pool_slabs, "pinned slabs, each one partition's a/b/c, allocated once (default: partitions in flight, as the budget allows)");
+  prove->add_option("--pool-slabs", engine.pool_slabs, "pinned slabs of each pool, each one partition's a/b/c, allocated once (default: partitions in flight over the pools, as the budget allows)");
+  prove->add_option("--pool-layout", engine.pool_layout, "pinned pools: per-host (one, leased by every GPU's workers; the default) "
+                                                         "or per-gpu (one of --pool-slabs per GPU; a partition is bound to the GPU whose slab it holds)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, pipeline::PoolLayout>{
+          {"per-host", pipeline::PoolLayout::per_host}, {"per-gpu", pipeline::PoolLayout::per_gpu}}));
   prove->add_option("--budget", engine.budget_bytes, "host memory budget, e.g. 96GiB (default: 80% of the memory available)")
       ->transform(CLI::AsSizeValue(false));
   prove->add_option("--workers", engine.workers_per_gpu, "GPU workers per GPU, each with its own streams and buffers")->capture_default_str();

@@ -122,6 +122,7 @@ class Pipeline {
     p.partitions_in_flight_max = settings_.partitions_in_flight;
     p.staging = *settings_.staging;
     p.pool_slabs = settings_.pool_slabs;
+    p.pool_layout = settings_.pool_layout;
     p.gpus = settings_.gpus;
     p.workers_per_gpu = settings_.workers_per_gpu;
     p.retry_limit = settings_.retry_limit;
@@ -212,8 +213,11 @@ class Pipeline {
         attempt_failed(grant.partition, "synthesis: " + error);
       } else {
         policy_.synthesis_finished(grant.partition);
-        if (policy_.outcome(grant.partition) == policy::PartitionOutcome::pending)
+        if (policy_.waiting_for_gpu(grant.partition)) {
           ready_.emplace(grant.partition, std::move(*memory));
+        } else {
+          memory.reset();  // taken back (no live worker may run it): returned before another grant
+        }
       }
       changed_.notify_all();
     }
@@ -248,6 +252,9 @@ class Pipeline {
         auto node = ready_.extract(assignment.partition);
         if (node.empty()) throw std::logic_error(fmt::format("engine: partition {} assigned but not synthesized", assignment.partition));
         memory = std::move(node.mapped());
+        if (memory.slab && pool_->pools() > 1 && memory.slab->pool() != worker.gpu)
+          throw std::logic_error(fmt::format("engine: partition {} staged in gpu{}'s pinned pool was handed to gpu{}",
+                                             assignment.partition, memory.slab->pool(), worker.gpu));
       }
       const uint32_t partition = assignment.partition;
       if (settings_.stage_alone == StageAlone::synthesis) {
@@ -279,6 +286,7 @@ class Pipeline {
         workers_lost_.push_back(fmt::format("worker {} (gpu{}:w{}): {}", worker.id, worker.gpu, worker.index, e.what()));
         last_error_[partition] = e.what();
         policy_.worker_died(worker.id);
+        std::erase_if(ready_, [&](const auto& entry) { return !policy_.waiting_for_gpu(entry.first); });
         say(options_.log, "engine: warning: {}; its partition goes to the other workers\n", workers_lost_.back());
         note_progress();
         changed_.notify_all();
@@ -470,12 +478,14 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
   std::optional<PinnedPool> pool;
   report.staging_memory = "pageable";
   if (*settings.staging == Staging::pinned) {
-    pool.emplace(settings.pool_slabs, job.abc_bytes(), budget, faults && faults->pinned_allocation_fails());
+    const uint32_t pools = pinned_pools(settings);
+    pool.emplace(pools * settings.pool_slabs, job.abc_bytes(), budget, faults && faults->pinned_allocation_fails(), pools);
     report.pool_allocation_s = pool->allocation_seconds();
     switch (pool->memory()) {
       case PinnedPool::Memory::pinned:
         report.staging_memory = "pinned";
-        say(options.log, "engine: pinned pool of {} slabs ({}) allocated in {:.2f} s\n", pool->slabs(),
+        say(options.log, "engine: pinned pool{} of {} slabs ({}) allocated in {:.2f} s\n",
+            pools > 1 ? "s, one per GPU," : "", pool->slabs(),
             format_bytes(double(pool->slabs() * job.abc_bytes())), pool->allocation_seconds());
         break;
       case PinnedPool::Memory::pageable:
@@ -503,6 +513,7 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
   pipeline.fill(report);
   report.settings = settings;
   report.pool_slabs_leased_max = pool ? pool->leased_max() : 0;
+  for (uint32_t p = 0; pool && p < pool->pools(); ++p) report.pool_slabs_leased_max_by_pool.push_back(pool->leased_max(p));
   report.budget_reserved_max_bytes = budget.reserved_bytes_max();
   report.summary = trace::summarize(report.trace);
   if (faults) report.faults_injected = faults->injected();
@@ -572,7 +583,10 @@ trace::RunExpectations trace_expectations(const JobReport& report) {
   expected.failed = uint32_t(report.failed.size());
   expected.host_budget_bytes = report.partition_budget_bytes;
   expected.partitions_in_flight_max = report.settings.partitions_in_flight;
-  if (report.settings.staging == Staging::pinned) expected.pool_slabs = report.settings.pool_slabs;
+  if (report.settings.staging == Staging::pinned) {
+    expected.pool_slabs = report.settings.pool_slabs;
+    expected.pools = pinned_pools(report.settings);
+  }
   expected.proofs_may_be_rejected = true;
   return expected;
 }

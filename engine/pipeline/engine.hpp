@@ -9,6 +9,8 @@
 //   copy and host work overlap another's kernels;
 // - every large host allocation holds a MemoryBudget reservation; the pool never leases a slab
 //   twice; a failed pinned allocation falls back to pageable staging with a warning;
+// - with one pinned pool per GPU, a partition is copied only by a worker of the GPU whose pool
+//   holds its slab (anything else is a broken invariant that ends the job);
 // - a failed attempt (device error, failed copy, synthesis error, proof that does not verify) is
 //   retried up to settings.retry_limit times, then reported in JobReport::failed; a worker whose
 //   device is lost (DeviceLost, or a sticky CUDA error) stops and its partition goes to the others;
@@ -61,7 +63,8 @@ struct JobReport {
   double idle_h2d_gbps = 0;         // one partition's a/b/c staged before the job, nothing else running
   std::string idle_h2d_from;        // "pinned" or "pageable" memory
   double pool_allocation_s = 0;
-  uint32_t pool_slabs_leased_max = 0;
+  uint32_t pool_slabs_leased_max = 0;                  // all pools together
+  std::vector<uint32_t> pool_slabs_leased_max_by_pool;  // one pool per host, or one per GPU
   uint64_t budget_reserved_max_bytes = 0;
   uint64_t partition_reserved_max_bytes = 0;  // the policy's high-water mark of partition bytes
   uint64_t partition_budget_bytes = 0;        // what the policy may admit: budget - key - workers

@@ -18,8 +18,12 @@ std::string_view memory_name(PinnedPool::Memory memory) {
   return "unknown";
 }
 
-PinnedPool::PinnedPool(uint32_t slabs, uint64_t slab_bytes, MemoryBudget& budget, bool refuse_pinning)
-    : reservation_(budget.reserve(uint64_t{slabs} * slab_bytes, fmt::format("the pinned pool of {} slabs", slabs))) {
+PinnedPool::PinnedPool(uint32_t slabs, uint64_t slab_bytes, MemoryBudget& budget, bool refuse_pinning, uint32_t pools)
+    : pools_(pools),
+      slabs_per_pool_(pools ? slabs / pools : 0),
+      reservation_(budget.reserve(uint64_t{slabs} * slab_bytes, fmt::format("the pinned pool of {} slabs", slabs))) {
+  if (pools == 0 || slabs % pools != 0)
+    throw std::logic_error(fmt::format("pinned pool: {} slabs cannot form {} pools of one size", slabs, pools));
   auto start = std::chrono::steady_clock::now();
   if (refuse_pinning) {
     memory_ = Memory::none;
@@ -42,6 +46,8 @@ PinnedPool::PinnedPool(uint32_t slabs, uint64_t slab_bytes, MemoryBudget& budget
   }
   allocation_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   leased_.assign(slabs_.size(), false);
+  pool_leased_now_.assign(pools_, 0);
+  pool_leased_max_.assign(pools_, 0);
 }
 
 PinnedPool::Lease PinnedPool::lease(uint32_t slab) {
@@ -51,6 +57,8 @@ PinnedPool::Lease PinnedPool::lease(uint32_t slab) {
   returned_.wait(lock, [&] { return !leased_[slab]; });
   leased_[slab] = true;
   leased_max_ = std::max(leased_max_, ++leased_now_);
+  const uint32_t pool = pool_of(slab);
+  pool_leased_max_[pool] = std::max(pool_leased_max_[pool], ++pool_leased_now_[pool]);
   return Lease(this, slab);
 }
 
@@ -59,6 +67,7 @@ void PinnedPool::give_back(uint32_t slab) {
     std::lock_guard lock(mutex_);
     leased_[slab] = false;
     --leased_now_;
+    --pool_leased_now_[pool_of(slab)];
   }
   returned_.notify_all();
 }
@@ -66,6 +75,11 @@ void PinnedPool::give_back(uint32_t slab) {
 uint32_t PinnedPool::leased_max() const {
   std::lock_guard lock(mutex_);
   return leased_max_;
+}
+
+uint32_t PinnedPool::leased_max(uint32_t pool) const {
+  std::lock_guard lock(mutex_);
+  return pool_leased_max_.at(pool);
 }
 
 PinnedPool::Lease::Lease(Lease&& other) noexcept : pool_(std::exchange(other.pool_, nullptr)), slab_(other.slab_) {}

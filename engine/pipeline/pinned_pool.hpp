@@ -8,6 +8,9 @@
 //  - none:     pinning was possible but failed (cudaHostAlloc refused, or the fake device refuses
 //              it): the pool holds no slabs, fallback_reason() says why, and the engine stages in
 //              per-partition pageable memory, warns, and tells the scheduling policy.
+// The slabs form `pools` pools of equal size, numbered as the scheduling policy numbers them
+// (slab s in pool s / slabs-per-pool): one pool for the host, or one per GPU, whose slabs only that
+// GPU's workers copy from (Lease::pool() names it); high-water marks are kept per pool too.
 // Which slab a partition gets is the policy's decision; lease(slab) hands that slab out and waits
 // while it is still leased (a Lease returned outside the policy's lock), so no slab is ever held
 // twice. A Lease returns its slab when destroyed. Thread-safe; Leases must not outlive the pool.
@@ -28,10 +31,12 @@ class PinnedPool {
  public:
   enum class Memory { pinned, pageable, none };
 
-  // `slabs` blocks of `slab_bytes`, reserved in `budget` (throws zk::Error when they do not fit).
-  // `refuse_pinning` makes pinning fail as a refused cudaHostAlloc would (the fake device's
-  // pinned_allocation_failure, drawn by the engine from the job's fault injector).
-  PinnedPool(uint32_t slabs, uint64_t slab_bytes, MemoryBudget& budget, bool refuse_pinning = false);
+  // `slabs` blocks of `slab_bytes` in `pools` pools (`slabs` a multiple of `pools`), reserved in
+  // `budget` (throws zk::Error when they do not fit). `refuse_pinning` makes pinning fail as a
+  // refused cudaHostAlloc would (the fake device's pinned_allocation_failure, drawn by the engine
+  // from the job's fault injector).
+  PinnedPool(uint32_t slabs, uint64_t slab_bytes, MemoryBudget& budget, bool refuse_pinning = false,
+             uint32_t pools = 1);
   PinnedPool(const PinnedPool&) = delete;
   PinnedPool& operator=(const PinnedPool&) = delete;
 
@@ -43,6 +48,7 @@ class PinnedPool {
     Lease& operator=(const Lease&) = delete;
     ~Lease();
     uint32_t slab() const { return slab_; }
+    uint32_t pool() const { return pool_->pool_of(slab_); }
     std::span<bls12_381::Fr> elements() const;
 
    private:
@@ -57,11 +63,15 @@ class PinnedPool {
   Memory memory() const { return memory_; }
   const std::string& fallback_reason() const { return fallback_reason_; }
   uint32_t slabs() const { return static_cast<uint32_t>(slabs_.size()); }
-  uint32_t leased_max() const;
+  uint32_t pools() const { return pools_; }
+  uint32_t leased_max() const;               // of all pools together
+  uint32_t leased_max(uint32_t pool) const;  // of one pool
   double allocation_seconds() const { return allocation_seconds_; }
 
  private:
   void give_back(uint32_t slab);
+  uint32_t pool_of(uint32_t slab) const { return slab / slabs_per_pool_; }
+  uint32_t pools_, slabs_per_pool_;
   std::vector<HostBlock> slabs_;
   MemoryBudget::Reservation reservation_;
   Memory memory_ = Memory::pinned;
@@ -71,6 +81,7 @@ class PinnedPool {
   std::condition_variable returned_;
   std::vector<bool> leased_;
   uint32_t leased_now_ = 0, leased_max_ = 0;
+  std::vector<uint32_t> pool_leased_now_, pool_leased_max_;
 };
 
 std::string_view memory_name(PinnedPool::Memory memory);

@@ -31,6 +31,8 @@ std::string_view stage_alone_name(StageAlone stage) {
   return "unknown";
 }
 
+uint32_t pinned_pools(const Settings& s) { return s.pool_layout == PoolLayout::per_gpu ? s.gpus : 1; }
+
 MachineFacts machine_facts() {
   return {std::max(1u, std::thread::hardware_concurrency()), available_memory_bytes(), cuda_devices()};
 }
@@ -75,12 +77,16 @@ Settings resolve_settings(Settings s, const JobShape& shape, const MachineFacts&
          format_bytes(double(shape.partition_host_bytes())));
   const uint64_t partitions_fitting = (s.budget_bytes - fixed_host_bytes) / shape.partition_host_bytes();
   if (*s.staging == Staging::pinned) {
+    const uint32_t pools = pinned_pools(s);
     if (s.pool_slabs == 0)
-      s.pool_slabs = uint32_t(std::min<uint64_t>(s.partitions_in_flight, partitions_fitting));
-    if (s.pool_slabs > partitions_fitting)
-      fail("--pool-slabs {}: the budget of {} holds {} partitions next to the key and workers' buffers; "
-           "raise --budget or lower --pool-slabs",
-           s.pool_slabs, format_bytes(double(s.budget_bytes)), partitions_fitting);
+      s.pool_slabs = uint32_t(std::max<uint64_t>(
+          1, std::min<uint64_t>((s.partitions_in_flight + pools - 1) / pools, partitions_fitting / pools)));
+    if (uint64_t{s.pool_slabs} * pools > partitions_fitting)
+      fail("--pool-slabs {}{}: the budget of {} holds {} partitions next to the key and workers' buffers; "
+           "raise --budget or lower --pool-slabs{}",
+           s.pool_slabs, pools > 1 ? fmt::format(" per GPU x {} GPUs", pools) : std::string(),
+           format_bytes(double(s.budget_bytes)), partitions_fitting,
+           pools > 1 ? " (or use --pool-layout per-host)" : "");
   } else {
     s.pool_slabs = 0;
   }
@@ -93,7 +99,9 @@ std::string describe(const Settings& s) {
       "staging {}{}, host budget {}, SRS on {}, {} retries per partition",
       s.backend, s.gpus, s.workers_per_gpu, s.synthesis_threads, s.partitions_in_flight,
       zkpipe::policy::staging_name(s.staging.value_or(Staging::pageable)),
-      s.pool_slabs ? fmt::format(" ({} pinned slabs)", s.pool_slabs) : std::string(),
+      s.pool_slabs ? fmt::format(" ({} pinned slabs{})", s.pool_slabs,
+                                 s.pool_layout == PoolLayout::per_gpu ? " per GPU" : "")
+                   : std::string(),
       format_bytes(double(s.budget_bytes)), srs_residency_name(s.srs_residency), s.retry_limit);
   if (s.stage_alone != StageAlone::none)
     text += fmt::format("\nmeasuring the {} stage alone", stage_alone_name(s.stage_alone));
@@ -116,6 +124,7 @@ nlohmann::json to_json(const Settings& s) {
       {"partitions_in_flight", s.partitions_in_flight},
       {"staging", std::string(zkpipe::policy::staging_name(s.staging.value_or(Staging::pageable)))},
       {"pool_slabs", s.pool_slabs},
+      {"pool_layout", std::string(zkpipe::policy::pool_layout_name(s.pool_layout))},
       {"host_budget_bytes", s.budget_bytes},
       {"gpus", s.gpus},
       {"workers_per_gpu", s.workers_per_gpu},

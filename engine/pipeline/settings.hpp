@@ -16,6 +16,7 @@
 
 namespace zk::pipeline {
 
+using zkpipe::policy::PoolLayout;
 using zkpipe::policy::Staging;
 
 // Where the proving key's points live while proving: copied once to each worker's device, or in
@@ -36,7 +37,8 @@ struct Settings {
   uint32_t synthesis_threads = 0;       // 0: half the cores (the rest serve the workers' host work)
   uint32_t partitions_in_flight = 0;    // admitted, not yet copied; 0: synthesis threads + GPU workers
   std::optional<Staging> staging;       // unset: pinned where a CUDA device is present, else pageable
-  uint32_t pool_slabs = 0;              // pinned staging; 0: partitions in flight, as the budget allows
+  uint32_t pool_slabs = 0;              // pinned staging, per pool; 0: partitions in flight over the pools, as the budget allows
+  PoolLayout pool_layout = PoolLayout::per_host;  // one pinned pool for the host, or one per GPU
   uint64_t budget_bytes = 0;            // host memory budget; 0: 80% of the memory available at start
   uint32_t gpus = 0;                    // 0: every CUDA device (cuda), else 1
   uint32_t workers_per_gpu = 2;         // each with its own streams and buffers
@@ -45,6 +47,9 @@ struct Settings {
   StageAlone stage_alone = StageAlone::none;
   FakeDeviceOptions fake;               // faults and delays of --backend fake
 };
+
+// Pinned pools the settings call for: one per host, or one per GPU (each of pool_slabs slabs).
+uint32_t pinned_pools(const Settings& settings);
 
 struct MachineFacts {
   uint32_t cores = 1;

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include <unistd.h>
@@ -71,6 +72,20 @@ TEST(PinnedPool, RefusedPinningLeavesNoSlabsAndReturnsTheReservation) {
   EXPECT_FALSE(pool.fallback_reason().empty());
   EXPECT_EQ(budget.reserved_bytes(), 0u);
   EXPECT_THROW(PinnedPool(4, 300, budget), Error);  // 1200 bytes do not fit a budget of 1000
+}
+
+TEST(PinnedPool, PoolsOfOneSizeKeepTheirOwnHighWaterMarks) {
+  MemoryBudget budget(4 * 96);
+  PinnedPool pool(4, 96, budget, /*refuse_pinning=*/false, /*pools=*/2);  // slabs {0, 1} and {2, 3}
+  ASSERT_NE(pool.memory(), PinnedPool::Memory::none) << pool.fallback_reason();
+  const PinnedPool::Lease first = pool.lease(0), second = pool.lease(1), third = pool.lease(3);
+  EXPECT_EQ(second.pool(), 0u);
+  EXPECT_EQ(third.pool(), 1u);
+  EXPECT_EQ(pool.leased_max(), 3u);
+  EXPECT_EQ(pool.leased_max(0), 2u);
+  EXPECT_EQ(pool.leased_max(1), 1u);
+  MemoryBudget other(1000);
+  EXPECT_THROW(PinnedPool(3, 96, other, false, 2), std::logic_error);
 }
 
 using testing::FakeJobOutcome;
@@ -137,6 +152,66 @@ TEST(Engine, OneSlabSerializesSynthesisThroughThePool) {
   EXPECT_EQ(outcome.report.pool_slabs_leased_max, 1u);
   const bool waited = std::ranges::any_of(outcome.report.trace, [](const auto& s) { return s.phase == Phase::wait_pool; });
   EXPECT_TRUE(waited);
+}
+
+// Two GPUs with a pool of one slab each: both slabs are held at once (a single pool of one slab
+// never allows it), each GPU copies only from its own pool (the engine ends the job otherwise) and
+// no pool leases more than its slab.
+TEST(Engine, PerGpuPoolsGiveEachGpuItsOwnSlabs) {
+  Settings settings = fake_settings(16);
+  settings.pool_layout = PoolLayout::per_gpu;
+  settings.pool_slabs = 1;
+  settings.workers_per_gpu = 1;
+  settings.fake.copy_delay_s = 0.05;
+  FakeJobOutcome outcome = run_fake_job(6, settings);
+  EXPECT_JOB_KEEPS_ITS_PROMISES(outcome);
+  EXPECT_EQ(outcome.report.proved, 6u);
+  EXPECT_EQ(outcome.report.pool_slabs_leased_max_by_pool, (std::vector<uint32_t>{1, 1}));
+  EXPECT_EQ(outcome.report.pool_slabs_leased_max, 2u);
+  std::set<std::string> copy_links;
+  for (const trace::Span& span : outcome.report.trace)
+    if (span.phase == Phase::h2d) copy_links.insert(span.resource);
+  EXPECT_EQ(copy_links, (std::set<std::string>{"pcie0:h2d", "pcie1:h2d"}));
+}
+
+TEST(Engine, PerGpuPoolsSurviveLostDevices) {
+  for (uint64_t seed = 24; seed < 27; ++seed) {
+    Settings settings = fake_settings(seed);
+    settings.pool_layout = PoolLayout::per_gpu;
+    settings.pool_slabs = 1;
+    settings.fake.faults.worker_death_probability = 0.1;
+    SCOPED_TRACE(fmt::format("fault seed {}", seed));
+    FakeJobOutcome outcome = run_fake_job(8, settings);
+    EXPECT_JOB_KEEPS_ITS_PROMISES(outcome);
+    if (outcome.report.workers_lost.size() < 4) {
+      EXPECT_EQ(outcome.report.proved, 8u);
+    }
+  }
+}
+
+TEST(Engine, PerGpuPoolsAreSizedPerGpuWithinTheBudget) {
+  const JobShape shape{8, 1000, 0, 0};
+  const MachineFacts machine{4, 0, 0};
+  Settings settings;
+  settings.backend = "fake";
+  settings.gpus = 3;
+  settings.staging = Staging::pinned;
+  settings.pool_layout = PoolLayout::per_gpu;
+  settings.partitions_in_flight = 7;
+  settings.budget_bytes = 100'000;
+  const Settings resolved = resolve_settings(settings, shape, machine);
+  EXPECT_EQ(resolved.pool_slabs, 3u);  // 7 in flight over 3 GPUs
+  EXPECT_NE(describe(resolved).find("3 pinned slabs per GPU"), std::string::npos) << describe(resolved);
+  EXPECT_EQ(to_json(resolved).value("pool_layout", ""), "per-gpu");
+  const uint32_t workers = settings.gpus * settings.workers_per_gpu;
+  settings.budget_bytes = workers * worker_host_bytes(shape, "fake") + 8 * shape.partition_host_bytes();
+  settings.pool_slabs = 3;  // 9 slabs in all, room for 8 partitions next to the workers' buffers
+  try {
+    resolve_settings(settings, shape, machine);
+    FAIL() << "9 slabs were given a budget for 8";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--pool-slabs 3 per GPU x 3 GPUs"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Engine, ExhaustedRetriesAreReportedAndNothingIsDelivered) {

@@ -71,8 +71,10 @@ std::vector<std::string> job_violations(const FakeJobOutcome& outcome) {
   if (report.partition_reserved_max_bytes > report.partition_budget_bytes)
     broken.push_back(fmt::format("partitions reserved {} > their budget {}", report.partition_reserved_max_bytes,
                                  report.partition_budget_bytes));
-  if (report.pool_slabs_leased_max > report.settings.pool_slabs)
-    broken.push_back(fmt::format("{} slabs leased > pool of {}", report.pool_slabs_leased_max, report.settings.pool_slabs));
+  for (size_t pool = 0; pool < report.pool_slabs_leased_max_by_pool.size(); ++pool)
+    if (report.pool_slabs_leased_max_by_pool[pool] > report.settings.pool_slabs)
+      broken.push_back(fmt::format("{} slabs leased > pool {} of {}", report.pool_slabs_leased_max_by_pool[pool], pool,
+                                   report.settings.pool_slabs));
 
   using trace::Phase;
   std::map<uint32_t, std::set<Phase>> phases;

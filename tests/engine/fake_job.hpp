@@ -34,7 +34,7 @@ FakeJobOutcome run_fake_job(uint32_t partitions, Settings settings);
 // - the measured trace passes trace::check_invariants (trace_expectations(report));
 // - each proved partition was delivered exactly once, each delivered proof verifies, no failed
 //   partition was delivered and each failure says why;
-// - the budget's and pool's high-water marks are within their limits;
+// - the budget's and each pinned pool's high-water marks are within their limits;
 // - a proved partition's spans include every phase of a proof (synthesis to verification);
 // - on the fake device, every failed attempt is an injected fault: failed attempts ==
 //   copy errors + kernel errors + wrong results, lost workers == injected device losses.
