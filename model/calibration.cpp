@@ -6,6 +6,7 @@
 
 #include <Eigen/Dense>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <libfccp/csv.h>
 
 #include "trace/sidecar.hpp"
@@ -162,7 +163,7 @@ CalibrationFit fit_h2d_benchmark(const std::vector<H2dBenchmarkRow>& rows, std::
 
 CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
   std::map<trace::Phase, std::pair<std::vector<double>, std::vector<double>>> phase_points;
-  std::vector<double> synth_extra_threads, synth_s_per_mconstraint, assemble_s, verify_s, section_idle_s;
+  std::vector<double> synth_extra_threads, synth_s_per_mconstraint, assemble_s, verify_s, section_idle_s, split_s;
   AssemblyEvidence assembly;
   std::map<bool, std::pair<std::vector<double>, std::vector<double>>> h2d_points;  // pinned? -> (t, s/GB)
   for (const std::filesystem::path& path : traces) {
@@ -179,6 +180,7 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
                                            sidecar_path.string()));
     if (sidecar.source == trace::Source::measured) spans = in_model_convention(spans);
     for (double idle_s : compute_section_idle_s(spans)) section_idle_s.push_back(idle_s);
+    for (double gap_s : witness_split_s(spans)) split_s.push_back(gap_s);
     add_assembly_evidence(spans, assembly);
     std::map<std::string, std::vector<const trace::Span*>> synth_by_run;
     for (const trace::Span& span : spans)
@@ -233,6 +235,15 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
     fit.synth_core_s_per_mconstraint = report.coefficients[0];
     fit.synth_slowdown_per_extra_thread =
         report.coefficients.size() > 1 ? report.coefficients[1] / report.coefficients[0] : 0.0;
+    // How long each synthesis took relative to the fit, scaled to mean 1: the model draws from these.
+    std::vector<double> factors;
+    double sum = 0;
+    for (std::size_t i = 0; i < report.y.size(); ++i) {
+      factors.push_back(report.y[i] / (report.y[i] - report.residuals[i]));
+      sum += factors.back();
+    }
+    for (double& factor : factors) factor /= sum / double(factors.size());
+    fit.synth_time_factors = std::move(factors);
     fit.reports.push_back(std::move(report));
   }
   for (auto& [pinned, points] : h2d_points) {
@@ -260,6 +271,11 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
     fit.compute_section_host_s = report.coefficients[0];
     fit.reports.push_back(std::move(report));
   }
+  if (!split_s.empty()) {
+    FitReport report = median_report("cpu.witness_split_s", "copy_end_to_first_kernel_s", std::move(split_s));
+    fit.witness_split_s = report.coefficients[0];
+    fit.reports.push_back(std::move(report));
+  }
   if (assembly.assemblies > 0) fit.assemble_in_compute_section = assembly.overlapped == 0;
   return fit;
 }
@@ -272,10 +288,12 @@ void merge_fit(CalibrationFit& into, CalibrationFit from) {
   take(into.h2d_pageable, from.h2d_pageable);
   take(into.synth_core_s_per_mconstraint, from.synth_core_s_per_mconstraint);
   take(into.synth_slowdown_per_extra_thread, from.synth_slowdown_per_extra_thread);
+  take(into.synth_time_factors, from.synth_time_factors);
   take(into.synth_memory_load_threads, from.synth_memory_load_threads);
   take(into.assemble_s, from.assemble_s);
   take(into.assemble_in_compute_section, from.assemble_in_compute_section);
   take(into.compute_section_host_s, from.compute_section_host_s);
+  take(into.witness_split_s, from.witness_split_s);
   take(into.verify_s, from.verify_s);
   for (auto& [phase, cost] : from.gpu_phase_cost) into.gpu_phase_cost[phase] = cost;
   for (FitReport& report : from.reports) into.reports.push_back(std::move(report));
@@ -293,15 +311,19 @@ std::string calibration_toml(const CalibrationFit& fit, const std::string& prove
     if (fit.synth_core_s_per_mconstraint)
       text += fmt::format("core_s_per_mconstraint = {:.9g}\nslowdown_per_extra_thread = {:.9g}\n",
                           *fit.synth_core_s_per_mconstraint, *fit.synth_slowdown_per_extra_thread);
+    if (fit.synth_time_factors)
+      text += fmt::format("time_factors = [{:.4f}]\n", fmt::join(*fit.synth_time_factors, ", "));
     if (fit.synth_memory_load_threads)
       text += fmt::format("memory_load_threads = {:.9g}\n", *fit.synth_memory_load_threads);
   }
-  if (fit.assemble_s || fit.assemble_in_compute_section || fit.compute_section_host_s || fit.verify_s) {
+  if (fit.assemble_s || fit.assemble_in_compute_section || fit.compute_section_host_s || fit.witness_split_s ||
+      fit.verify_s) {
     text += "\n[cpu]\n";
     if (fit.assemble_s) text += fmt::format("assemble_s = {:.9g}\n", *fit.assemble_s);
     if (fit.assemble_in_compute_section)
       text += fmt::format("assemble_in_compute_section = {}\n", *fit.assemble_in_compute_section);
     if (fit.compute_section_host_s) text += fmt::format("compute_section_host_s = {:.9g}\n", *fit.compute_section_host_s);
+    if (fit.witness_split_s) text += fmt::format("witness_split_s = {:.9g}\n", *fit.witness_split_s);
     if (fit.verify_s) text += fmt::format("verify_s = {:.9g}\n", *fit.verify_s);
   }
   for (const auto& [phase, cost] : fit.gpu_phase_cost)

@@ -33,10 +33,12 @@ struct CalibrationFit {
   std::optional<H2dPathCost> h2d_pinned, h2d_pageable;
   std::optional<double> synth_core_s_per_mconstraint;
   std::optional<double> synth_slowdown_per_extra_thread;
+  std::optional<std::vector<double>> synth_time_factors;
   std::optional<double> synth_memory_load_threads;
   std::optional<double> assemble_s;
   std::optional<bool> assemble_in_compute_section;
   std::optional<double> compute_section_host_s;
+  std::optional<double> witness_split_s;
   std::optional<double> verify_s;
   std::map<trace::Phase, PhaseCost> gpu_phase_cost;
   std::vector<FitReport> reports;
@@ -57,8 +59,11 @@ double idle_pinned_gbps(const std::vector<H2dBenchmarkRow>& rows);
 // machine.pcie_h2d_gbps. Measured traces (sidecar source "measured": the engine's) are read in
 // the model's item convention first (trace_conventions.hpp). Besides the fits: assemble_s and
 // verify_s are the medians of those spans; compute_section_host_s the median idle time inside a
-// GPU attempt's kernel window; assemble_in_compute_section is true when assemblies were seen and
-// no other partition's kernel on the same GPU ever started during one (the section was held).
+// GPU attempt's kernel window; witness_split_s the median time from a copy's end to its first
+// kernel where the GPU was free (trace_conventions.hpp); synth_time_factors every synthesis's
+// time relative to the synthesis fit, scaled to mean 1 (the model draws from them);
+// assemble_in_compute_section is true when assemblies were seen and no other
+// partition's kernel on the same GPU ever started during one (the section was held).
 CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces);
 
 // Merges `from` into `into` (values in `from` win) and appends its reports.

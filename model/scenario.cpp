@@ -207,12 +207,20 @@ Calibration read_calibration(TableReader& root, double link_gbps) {
   calibration.synth_core_s_per_mconstraint = synthesis.required_number("core_s_per_mconstraint", 1e-9, 1e6);
   calibration.synth_slowdown_per_extra_thread = synthesis.number("slowdown_per_extra_thread", 0, 0, 10);
   calibration.synth_memory_load_threads = synthesis.number("memory_load_threads", 1, 0, 64);
+  if (const toml::array* factors = synthesis.array("time_factors")) {
+    for (const toml::node& factor : *factors) {
+      const auto value = factor.value<double>();
+      if (!value || !(*value > 0 && *value <= 100)) synthesis.fail("time_factors", "expected numbers in (0, 100]");
+      calibration.synth_time_factors.push_back(*value);
+    }
+  }
   synthesis.reject_unknown_keys();
 
   TableReader cpu = root.table("cpu");
   calibration.assemble_s = cpu.number("assemble_s", 0, 0, 1e4);
   calibration.assemble_in_compute_section = cpu.boolean("assemble_in_compute_section", false);
   calibration.compute_section_host_s = cpu.number("compute_section_host_s", 0, 0, 1e4);
+  calibration.witness_split_s = cpu.number("witness_split_s", 0, 0, 1e4);
   calibration.verify_s = cpu.number("verify_s", 0, 0, 1e4);
   cpu.reject_unknown_keys();
 

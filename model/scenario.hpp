@@ -50,9 +50,12 @@ struct Calibration {
   H2dPathCost h2d_pinned;
   H2dPathCost h2d_pageable;
   // Synthesis time of one partition: core_s_per_mconstraint * constraints / 1e6
-  //   * (1 + slowdown_per_extra_thread * (synthesizing threads - 1)).
+  //   * (1 + slowdown_per_extra_thread * (synthesizing threads - 1)) * f, where f is one of
+  // synth_time_factors, drawn uniformly from the scenario's seed keyed by partition and attempt
+  // (calibration: the measured times relative to the fit, mean 1); none: f = 1.
   double synth_core_s_per_mconstraint = 0;
   double synth_slowdown_per_extra_thread = 0;
+  std::vector<double> synth_time_factors;
   double synth_memory_load_threads = 1;  // memcpy-equivalent memory-loading threads per synthesis thread
   double assemble_s = 0;
   // The worker's proof assembly holds its GPU's compute section (the engine assembles inside it).
@@ -60,6 +63,9 @@ struct Calibration {
   // CPU seconds a worker spends inside its GPU's compute section with no kernel running (the
   // engine split the witness there, after the first kernels): the GPU is held but idle.
   double compute_section_host_s = 0;
+  // CPU seconds a worker spends after its copy, before it takes its GPU's compute section (the
+  // engine's witness split): another worker's kernels may run meanwhile.
+  double witness_split_s = 0;
   double verify_s = 0;  // CPU seconds to verify a proof, on the worker after assembly (0: no verify)
   std::map<trace::Phase, PhaseCost> gpu_phase_cost;  // only phases listed are simulated
 };

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <memory>
 #include <mutex>  // std::unique_lock on the per-GPU compute mutex
+#include <random>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -34,6 +35,18 @@ std::uint64_t phase_items(Phase phase, const Workload& workload) {
       return std::uint64_t(constraints * (1 - workload.zero_scalar_share - workload.one_scalar_share));
     default: return std::uint64_t(constraints * (1 - workload.zero_scalar_share));
   }
+}
+
+// How much longer than the mean this attempt's synthesis takes: one of `factors`, drawn
+// uniformly as a pure function of (seed, partition, attempt), so that every sweep point draws
+// the same factor for the same partition (std::mt19937_64 and std::seed_seq are specified
+// exactly by the standard: the same draws on every platform).
+double synthesis_time_factor(std::uint64_t seed, std::uint32_t partition, std::uint32_t attempt,
+                             const std::vector<double>& factors) {
+  if (factors.empty()) return 1;
+  std::seed_seq keys{std::uint32_t(seed), std::uint32_t(seed >> 32), partition, attempt};
+  std::mt19937_64 bits(keys);
+  return factors[std::size_t(double(bits() >> 11) * 0x1.0p-53 * double(factors.size()))];
 }
 
 // A host-to-device copy engine: its own link, whose bandwidth is set to the path's contended
@@ -200,7 +213,9 @@ void synthesis_thread(Simulation& sim, std::uint32_t thread) {
 
     const double start_s = sg4::Engine::get_clock();
     sim.set_synthesizing(sim.synthesizing + 1);
-    sim.execute(sim.cpu, calibration.synth_core_s_per_mconstraint * double(workload.constraints_per_partition) / 1e6);
+    sim.execute(sim.cpu, calibration.synth_core_s_per_mconstraint * double(workload.constraints_per_partition) / 1e6 *
+                             synthesis_time_factor(sim.scenario.seed, grant.partition, grant.attempt,
+                                                   calibration.synth_time_factors));
     sim.set_synthesizing(sim.synthesizing - 1);
     sim.record(grant.partition, Phase::synth, resource, start_s, workload.partition_host_bytes(),
                workload.constraints_per_partition);
@@ -272,6 +287,7 @@ void gpu_worker(Simulation& sim, policy::WorkerId worker) {
     if (!report(Simulation::Event::synthesis_may_resume, [&] { sim.policy.copy_finished(partition); })) return;
 
     const Calibration& calibration = scenario.calibration;
+    sim.execute(sim.cpu, calibration.witness_split_s);
     bool gpu_error = false, assembled = false;
     double assemble_start_s = 0;
     {

@@ -114,6 +114,46 @@ std::vector<double> compute_section_idle_s(const trace::Trace& spans) {
   return idle;
 }
 
+std::vector<double> witness_split_s(const trace::Trace& spans) {
+  // Per GPU, when each attempt held it: its first kernel's start to its last kernel's end or,
+  // when later, the end of its partition's assembly (which may hold the section).
+  struct Holding {
+    PartitionKey partition;
+    double begin_s, end_s;
+  };
+  std::map<PartitionKey, double> assembled_s;
+  std::map<PartitionKey, std::vector<double>> copy_ends_s;
+  for (const trace::Span& span : spans) {
+    if (span.phase == Phase::assemble) assembled_s[{span.run, span.partition}] = span.end_s;
+    if (span.phase == Phase::h2d) copy_ends_s[{span.run, span.partition}].push_back(span.end_s);
+  }
+  const std::vector<Attempt> attempts = gpu_attempts(spans);
+  std::map<std::pair<std::string, std::string>, std::vector<Holding>> holdings_by_gpu;  // run, gpu
+  for (const Attempt& attempt : attempts) {
+    const trace::Span& first = spans[attempt.spans.front()];
+    Holding holding{{first.run, first.partition}, first.start_s, first.end_s};
+    for (std::size_t i : attempt.spans) holding.end_s = std::max(holding.end_s, spans[i].end_s);
+    if (const auto assembly = assembled_s.find(holding.partition); assembly != assembled_s.end())
+      holding.end_s = std::max(holding.end_s, assembly->second);
+    holdings_by_gpu[{first.run, trace::gpu_of_resource(first.resource)}].push_back(holding);
+  }
+  std::vector<double> splits;
+  for (const Attempt& attempt : attempts) {
+    const trace::Span& first = spans[attempt.spans.front()];
+    const PartitionKey partition{first.run, first.partition};
+    std::optional<double> copied_s;
+    for (double end_s : copy_ends_s[partition])
+      if (end_s <= first.start_s) copied_s = std::max(copied_s.value_or(end_s), end_s);
+    if (!copied_s) continue;
+    const auto& holdings = holdings_by_gpu[{first.run, trace::gpu_of_resource(first.resource)}];
+    const bool gpu_was_free = std::ranges::none_of(holdings, [&](const Holding& other) {
+      return other.partition != partition && other.begin_s < first.start_s && other.end_s > *copied_s;
+    });
+    if (gpu_was_free) splits.push_back(first.start_s - *copied_s);
+  }
+  return splits;
+}
+
 std::optional<WorkloadShape> measured_shape(const trace::Trace& measured) {
   const auto constraints = constraints_by_partition(measured);
   std::vector<std::uint64_t> sizes;

@@ -19,6 +19,11 @@
 // compute_section_idle_s: per attempt (either convention), the seconds between its first kernel's
 // start and its last kernel's end when none of its kernels ran: host work inside the section.
 //
+// witness_split_s: per attempt (either convention) whose GPU ran no other partition's kernels or
+// in-section assembly between the end of its copy (the partition's last h2d before its first
+// kernel) and its first kernel, the seconds between the two: the worker's host work before it
+// takes the compute section (the engine's witness split), where it did not also wait for the GPU.
+//
 // measured_shape reads the same quantities back as a workload: constraints and the shares of
 // 1-scalars and of 0-scalars (medians over attempts), which a scenario's [workload] takes.
 #pragma once
@@ -34,6 +39,7 @@ namespace zkpipe::model {
 trace::Trace in_model_convention(const trace::Trace& measured);
 
 std::vector<double> compute_section_idle_s(const trace::Trace& spans);
+std::vector<double> witness_split_s(const trace::Trace& spans);
 
 struct WorkloadShape {
   std::uint64_t constraints = 0;

@@ -40,6 +40,13 @@ const nlohmann::json& required(const nlohmann::json& table, const char* key, con
   return table.at(key);
 }
 
+// The median; the mean of the middle two for an even count.
+double median_of(std::vector<double> values) {
+  std::ranges::sort(values);
+  const std::size_t middle = values.size() / 2;
+  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+}
+
 void write_text(const fs::path& path, const std::string& text) {
   std::ofstream out(path);
   if (!out || !(out << text)) throw std::runtime_error(fmt::format("cannot write {}", path.string()));
@@ -68,17 +75,28 @@ std::vector<MeasuredRun> find_measured_runs(const fs::path& folder) {
   return runs;
 }
 
+std::string measured_point(const std::string& run_name) {
+  const std::size_t suffix = run_name.rfind("-r");
+  if (suffix == std::string::npos || suffix + 2 == run_name.size() || run_name.find('/', suffix) != std::string::npos ||
+      !std::all_of(run_name.begin() + std::ptrdiff_t(suffix) + 2, run_name.end(),
+                   [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+    return run_name;
+  return run_name.substr(0, suffix);
+}
+
 ValidationSplit split_runs(const std::vector<MeasuredRun>& runs, const std::vector<std::string>& calibrate_on,
                            const std::vector<std::string>& only) {
   auto matches = [](const std::vector<std::string>& globs, const MeasuredRun& run) {
     return std::ranges::any_of(globs, [&](const std::string& glob) { return ::fnmatch(glob.c_str(), run.name.c_str(), 0) == 0; });
   };
   ValidationSplit split;
-  std::map<std::string, std::size_t> seen_of_workload;
+  std::map<std::string, std::size_t> points_of_workload;
+  std::map<std::string, bool> point_calibrates;  // the default split decides per point, in name order
   for (const MeasuredRun& run : runs) {
     if (run.stage_alone || (!only.empty() && !matches(only, run))) continue;
-    const bool calibrates =
-        calibrate_on.empty() ? seen_of_workload[run.workload]++ % 2 == 0 : matches(calibrate_on, run);
+    const auto [point, first_seen] = point_calibrates.try_emplace(measured_point(run.name), false);
+    if (first_seen) point->second = points_of_workload[run.workload]++ % 2 == 0;
+    const bool calibrates = calibrate_on.empty() ? point->second : matches(calibrate_on, run);
     (calibrates ? split.calibration : split.held_out).push_back(run);
   }
   return split;
@@ -146,38 +164,70 @@ ValidationResult validate(const ValidationOptions& options) {
     return calibration_of.emplace(workload, file).first->second;
   };
 
-  std::vector<Scenario> scenarios;
+  // The held-out points, in the order of their first run.
+  std::vector<std::vector<const MeasuredRun*>> points;
+  std::map<std::string, std::size_t> point_index;
   for (const MeasuredRun& run : split.held_out) {
+    const auto [found, added] = point_index.try_emplace(measured_point(run.name), points.size());
+    if (added) points.emplace_back();
+    points[found->second].push_back(&run);
+  }
+  std::vector<Scenario> scenarios;  // per point
+  for (const auto& repeats : points) {
+    const MeasuredRun& run = *repeats.front();
     const bool own = std::ranges::any_of(split.calibration, [&](const MeasuredRun& c) { return c.workload == run.workload; });
     ValidatedRun validated;
-    validated.name = run.name;
+    validated.name = measured_point(run.name);
     validated.calibrated_on = own ? run.workload : "all";
     std::vector<fs::path> files = base;
     files.push_back(calibration_for(validated.calibrated_on));
-    const fs::path folder = options.output / run.name;
+    const fs::path folder = options.output / validated.name;
     fs::create_directories(folder);
     const std::string text = scenario_toml_for_run(run, files);
     write_text(folder / "scenario.toml", text);
     scenarios.push_back(parse_scenario_text(text, (folder / "scenario.toml").string(), folder).base);
-    validated.measured = trace::summarize(trace::read_csv_file(run.trace));
+    std::vector<double> rates, utilizations;
+    for (const MeasuredRun* repeat : repeats) {
+      validated.repeats.push_back(repeat->name);
+      validated.measured_repeats.push_back(trace::summarize(trace::read_csv_file(repeat->trace)));
+      rates.push_back(validated.measured_repeats.back().partitions_per_s);
+      utilizations.push_back(validated.measured_repeats.back().gpu_utilization);
+    }
+    validated.measured_partitions_per_s = median_of(std::move(rates));
+    validated.measured_gpu_utilization = median_of(std::move(utilizations));
     result.runs.push_back(std::move(validated));
   }
 
+  const std::size_t seeds = std::max<std::size_t>(1, options.seeds);
   const std::vector<std::string> outputs = run_in_children(
-      scenarios.size(), [&](std::size_t i) { return serialize_result(simulate_in_this_process(scenarios[i])); },
+      scenarios.size() * seeds,
+      [&](std::size_t job) {
+        const Scenario seeded = with_setting(scenarios[job / seeds], "seed", std::to_string(job % seeds + 1));
+        return serialize_result(simulate_in_this_process(seeded));
+      },
       std::max<std::size_t>(1, options.parallel));
-  for (std::size_t i = 0; i < scenarios.size(); ++i) {
-    ValidatedRun& run = result.runs[i];
-    const SimulationResult simulated = deserialize_result("simulation of " + run.name, outputs[i]);
-    const fs::path csv = options.output / run.name / "simulated.csv";
-    trace::write_csv_file(csv, simulated.spans);
-    trace::write_sidecar(trace::sidecar_path_for(csv), simulation_sidecar(scenarios[i], simulated));
-    run.simulated = trace::summarize(simulated.spans);
-    run.throughput_error_pct = run.measured.partitions_per_s > 0
-                                   ? 100 * (run.simulated.partitions_per_s - run.measured.partitions_per_s) /
-                                         run.measured.partitions_per_s
+  for (std::size_t point = 0; point < scenarios.size(); ++point) {
+    ValidatedRun& run = result.runs[point];
+    std::vector<double> rates, utilizations;
+    for (std::size_t seed = 0; seed < seeds; ++seed) {
+      const SimulationResult simulated =
+          deserialize_result(fmt::format("simulation of {} (seed {})", run.name, seed + 1), outputs[point * seeds + seed]);
+      if (seed == 0) {
+        const fs::path csv = options.output / run.name / "simulated.csv";
+        trace::write_csv_file(csv, simulated.spans);
+        trace::write_sidecar(trace::sidecar_path_for(csv), simulation_sidecar(scenarios[point], simulated));
+      }
+      run.simulated_seeds.push_back(trace::summarize(simulated.spans));
+      rates.push_back(run.simulated_seeds.back().partitions_per_s);
+      utilizations.push_back(run.simulated_seeds.back().gpu_utilization);
+    }
+    run.simulated_partitions_per_s = median_of(std::move(rates));
+    run.simulated_gpu_utilization = median_of(std::move(utilizations));
+    run.throughput_error_pct = run.measured_partitions_per_s > 0
+                                   ? 100 * (run.simulated_partitions_per_s - run.measured_partitions_per_s) /
+                                         run.measured_partitions_per_s
                                    : INFINITY;
-    run.utilization_points = 100 * (run.simulated.gpu_utilization - run.measured.gpu_utilization);
+    run.utilization_points = 100 * (run.simulated_gpu_utilization - run.measured_gpu_utilization);
     result.mean_abs_throughput_error_pct += std::abs(run.throughput_error_pct) / double(scenarios.size());
     result.max_abs_utilization_points = std::max(result.max_abs_utilization_points, std::abs(run.utilization_points));
   }
@@ -188,20 +238,23 @@ ValidationResult validate(const ValidationOptions& options) {
 std::string format_validation(const ValidationResult& result) {
   std::string text = fmt::format(
       "Calibrated on {} run(s): {}\n\n"
-      "| held-out run | calibrated on | measured partitions/s | simulated partitions/s | error | "
+      "| held-out point | measured runs | calibrated on | measured partitions/s | simulated partitions/s | error | "
       "measured GPU util | simulated GPU util | difference |\n"
-      "|---|---|---:|---:|---:|---:|---:|---:|\n",
+      "|---|---:|---|---:|---:|---:|---:|---:|---:|\n",
       result.calibration_runs.size(), fmt::join(result.calibration_runs, ", "));
   for (const ValidatedRun& run : result.runs)
-    text += fmt::format("| {} | {} | {:.3f} | {:.3f} | {:+.1f} % | {:.1f} % | {:.1f} % | {:+.1f} pt |\n", run.name,
-                        run.calibrated_on, run.measured.partitions_per_s, run.simulated.partitions_per_s,
-                        run.throughput_error_pct, 100 * run.measured.gpu_utilization,
-                        100 * run.simulated.gpu_utilization, run.utilization_points);
+    text += fmt::format("| {} | {} | {} | {:.3f} | {:.3f} | {:+.1f} % | {:.1f} % | {:.1f} % | {:+.1f} pt |\n", run.name,
+                        run.repeats.size(), run.calibrated_on, run.measured_partitions_per_s,
+                        run.simulated_partitions_per_s, run.throughput_error_pct, 100 * run.measured_gpu_utilization,
+                        100 * run.simulated_gpu_utilization, run.utilization_points);
   const bool throughput_met = result.mean_abs_throughput_error_pct <= 5;
   const bool utilization_met = result.max_abs_utilization_points <= 5;
-  text += fmt::format("\nmean |throughput error| {:.2f} % over {} held-out run(s) (target <= 5 %: {})\n"
+  const std::size_t seeds = result.runs.empty() ? 0 : result.runs.front().simulated_seeds.size();
+  text += fmt::format("\nMeasured: the median over a point's runs (a run and its repeats <run>-r<k>); simulated: the "
+                      "median over {} seeds (synthesis times drawn from the calibration's).\n"
+                      "mean |throughput error| {:.2f} % over {} held-out point(s) (target <= 5 %: {})\n"
                       "max |GPU utilization difference| {:.2f} points (target <= 5 points: {})\n",
-                      result.mean_abs_throughput_error_pct, result.runs.size(), throughput_met ? "met" : "NOT met",
+                      seeds, result.mean_abs_throughput_error_pct, result.runs.size(), throughput_met ? "met" : "NOT met",
                       result.max_abs_utilization_points, utilization_met ? "met" : "NOT met");
   return text;
 }

@@ -228,10 +228,12 @@ void add_validate(CLI::App& app) {
     std::string traces, output = "validation";
     std::vector<std::string> calibrate_on, only, calibration;
     std::size_t parallel = std::max(1u, std::thread::hardware_concurrency());
+    std::size_t seeds = ValidationOptions{}.seeds;
   };
   auto options = std::make_shared<Options>();
   CLI::App* command = app.add_subcommand(
-      "validate", "Calibrate on some measured runs, predict the others, print measured vs simulated per held-out run");
+      "validate", "Calibrate on some measured runs, predict the others, print measured vs simulated per held-out point "
+                  "(a point's runs: <run> and its repeats <run>-r<k>)");
   command->add_option("--traces", options->traces, "folder of measured runs (<run>/trace.csv + trace.json, any depth)")
       ->required()->check(CLI::ExistingDirectory);
   command->add_option("--calibrate-on", options->calibrate_on,
@@ -247,9 +249,12 @@ void add_validate(CLI::App& app) {
       ->capture_default_str();
   command->add_option("-j,--jobs", options->parallel, "simulations in parallel (default: cores)")->capture_default_str()
       ->check(CLI::Range(1, 4096));
+  command->add_option("--seeds", options->seeds,
+                      "simulations per held-out point, seeds 1..N (each draws its synthesis times); the table shows "
+                      "their median")->capture_default_str()->check(CLI::Range(1, 10000));
   command->callback(guarded("validate", [options] {
     ValidationOptions validation{options->traces, options->output, options->calibrate_on, options->only, {},
-                                 options->parallel};
+                                 options->parallel, options->seeds};
     for (const std::string& file : options->calibration) validation.base_calibration.emplace_back(file);
     const ValidationResult result = validate(validation);
     std::cout << result.fit_reports << '\n' << format_validation(result)

@@ -73,6 +73,8 @@ TEST(Calibration, RecoversKnownParametersFromSimulatedTraces) {
   ASSERT_TRUE(fit.synth_core_s_per_mconstraint && fit.synth_slowdown_per_extra_thread);
   EXPECT_NEAR(*fit.synth_core_s_per_mconstraint, truth.calibration.synth_core_s_per_mconstraint, 0.01 * 0.5);
   EXPECT_NEAR(*fit.synth_slowdown_per_extra_thread, truth.calibration.synth_slowdown_per_extra_thread, 0.002);
+  ASSERT_TRUE(fit.synth_time_factors);
+  for (double factor : *fit.synth_time_factors) EXPECT_NEAR(factor, 1, 0.03) << "every synthesis took its mean time";
   ASSERT_TRUE(fit.h2d_pinned && fit.h2d_pageable);
   for (double threads : {0.0, 2.0, 4.0, 6.0}) {
     const double link = truth.hardware.pcie_h2d_gbps;
@@ -83,6 +85,36 @@ TEST(Calibration, RecoversKnownParametersFromSimulatedTraces) {
   }
   EXPECT_NEAR(*fit.assemble_s, truth.calibration.assemble_s, 1e-3);
   EXPECT_FALSE(format_fit_reports(fit.reports).empty());
+}
+
+// Synthesis times of 0.8 and 1.25 times the mean are fitted as those factors, scaled to mean 1
+// (the fitted time is their mean).
+TEST(Calibration, RecoversHowSynthesisTimesVary) {
+  testing::ScratchDirectory scratch;
+  Scenario scenario = parse_scenario_text(testing::small_scenario_text(), "small.toml", ".").base;
+  scenario = with_setting(scenario, "workload.partitions", "40");
+  scenario = with_setting(scenario, "policy.synthesis_threads", "1");
+  scenario = with_setting(scenario, "synthesis.time_factors", "[0.8, 1.25]");
+  const auto path = scratch.path() / "trace.csv";
+  const SimulationResult result = simulate(scenario);
+  trace::write_csv_file(path, result.spans);
+  trace::write_sidecar(trace::sidecar_path_for(path), simulation_sidecar(scenario, result));
+  const CalibrationFit fit = fit_traces({path});
+  ASSERT_TRUE(fit.synth_time_factors && fit.synth_core_s_per_mconstraint);
+  ASSERT_EQ(fit.synth_time_factors->size(), 40u);
+  double mean_factor = 0;  // of the draws: 0.5 s per million constraints is the mean time
+  for (const trace::Span& span : result.spans)
+    if (span.phase == trace::Phase::synth) mean_factor += span.duration_s() / (0.5 * double(span.items) / 1e6) / 40;
+  int fast = 0;
+  for (double factor : *fit.synth_time_factors) {
+    const bool is_fast = std::abs(factor - 0.8 / mean_factor) < 1e-6;
+    EXPECT_TRUE(is_fast || std::abs(factor - 1.25 / mean_factor) < 1e-6) << factor;
+    fast += is_fast;
+  }
+  EXPECT_GT(fast, 5);
+  EXPECT_LT(fast, 35);
+  EXPECT_NEAR(*fit.synth_core_s_per_mconstraint, 0.5 * mean_factor, 1e-6);
+  EXPECT_NE(calibration_toml(fit, "test").find("time_factors = [0."), std::string::npos);
 }
 
 TEST(Compare, ReportsPointsForUtilizationAndPercentForTheRest) {

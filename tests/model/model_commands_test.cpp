@@ -117,8 +117,8 @@ TEST(ModelCommands, ValidateCalibratesOnSomeShippedRunsAndTabulatesTheOthers) {
                         (scratch.path() / "out").string()}),
             0);
   const std::string output = ::testing::internal::GetCapturedStdout();
-  EXPECT_NE(output.find("| dense/pageable | dense-1000000 |"), std::string::npos) << output;
-  EXPECT_NE(output.find("| poseidon-merkle/pageable | poseidon-merkle-975590 |"), std::string::npos) << output;
+  EXPECT_NE(output.find("| dense/pageable | 1 | dense-1000000 |"), std::string::npos) << output;
+  EXPECT_NE(output.find("| poseidon-merkle/pageable | 1 | poseidon-merkle-975590 |"), std::string::npos) << output;
   EXPECT_NE(output.find("mean |throughput error|"), std::string::npos) << output;
   EXPECT_NE(output.find("fit gpu_phase_cost.msm_b2"), std::string::npos) << output;
   EXPECT_TRUE(std::filesystem::exists(scratch.path() / "out" / "validation.md"));

@@ -1,6 +1,7 @@
 // Tests of the SimGrid model: byte-identical traces for a scenario and seed, the seed's
 // pageable-vs-pinned predictions, pipeline invariants on simulated traces, one engine per process.
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include <gtest/gtest.h>
@@ -122,6 +123,57 @@ TEST(Simulation, PartitionsBoundToAGpuThatLosesItsWorkersAreProvedOnAnother) {
     EXPECT_EQ(result.proved, dying.workload.partitions);
     EXPECT_EQ(result.failed_attempts, 0u);  // requeued, not charged
   }
+}
+
+// Synthesis durations by partition (one attempt each: no faults).
+std::map<std::uint32_t, double> synthesis_s(const Scenario& scenario) {
+  std::map<std::uint32_t, double> durations;
+  for (const trace::Span& span : simulate(scenario).spans)
+    if (span.phase == trace::Phase::synth) durations[span.partition] = span.duration_s();
+  return durations;
+}
+
+// synthesis.time_factors: each attempt's synthesis takes its mean time times one of the factors,
+// drawn from the seed keyed by partition, so a seed replays the same times.
+TEST(Simulation, SynthesisTimesAreTheMeanTimesFactorsTheSeedDraws) {
+  Scenario scenario = with_setting(small_scenario(), "policy.synthesis_threads", "1");  // no contention
+  scenario = with_setting(scenario, "workload.partitions", "40");
+  const double mean_s = scenario.calibration.synth_core_s_per_mconstraint *
+                        double(scenario.workload.constraints_per_partition) / 1e6;
+  for (const auto& [partition, duration_s] : synthesis_s(scenario)) EXPECT_NEAR(duration_s, mean_s, 1e-6) << partition;
+
+  const Scenario varied = with_setting(scenario, "synthesis.time_factors", "[0.5, 1.5]");
+  const std::map<std::uint32_t, double> times = synthesis_s(varied);
+  ASSERT_EQ(times.size(), 40u);
+  int slow = 0;
+  for (const auto& [partition, duration_s] : times) {
+    const double factor = duration_s / mean_s;
+    EXPECT_TRUE(std::abs(factor - 0.5) < 1e-6 || std::abs(factor - 1.5) < 1e-6) << partition << ": " << factor;
+    slow += factor > 1;
+  }
+  EXPECT_GE(slow, 10);
+  EXPECT_LE(slow, 30);
+  EXPECT_EQ(synthesis_s(varied), times);
+  EXPECT_NE(synthesis_s(with_setting(varied, "seed", "8")), times);
+  // Common random numbers: the same partition draws the same factor whatever the other settings.
+  const std::map<std::uint32_t, double> more_threads = synthesis_s(with_setting(
+      with_setting(varied, "policy.synthesis_threads", "2"), "synthesis.slowdown_per_extra_thread", "0"));
+  for (const auto& [partition, duration_s] : times) EXPECT_NEAR(more_threads.at(partition), duration_s, 1e-6);
+}
+
+// cpu.witness_split_s: after its copy a worker splits the witness on the CPU before it takes the
+// GPU; with one partition in flight at a time each first kernel starts that long after its copy.
+TEST(Simulation, TheWitnessSplitSeparatesTheCopyFromTheFirstKernel) {
+  Scenario scenario = with_setting(small_scenario(), "policy.synthesis_threads", "1");
+  scenario = with_setting(scenario, "cpu.witness_split_s", "0.125");
+  std::map<std::uint32_t, double> copied_s, first_kernel_s;
+  for (const trace::Span& span : simulate(scenario).spans) {
+    if (span.phase == trace::Phase::h2d) copied_s[span.partition] = span.end_s;
+    if (trace::is_gpu_compute(span.phase) && !first_kernel_s.contains(span.partition))
+      first_kernel_s[span.partition] = span.start_s;
+  }
+  ASSERT_EQ(first_kernel_s.size(), scenario.workload.partitions);
+  for (const auto& [partition, start_s] : first_kernel_s) EXPECT_NEAR(start_s - copied_s.at(partition), 0.125, 1e-6);
 }
 
 TEST(Simulation, OneEnginePerProcessIsEnforced) {
