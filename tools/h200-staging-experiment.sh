@@ -9,13 +9,16 @@
 #   synth      the synthesis stage's capacity alone (partitions synthesized into slabs and dropped;
 #              at least one partition per synthesis thread, so that every thread is busy)
 #   gpu        the GPU stage's capacity alone (copy + kernels, no synthesis load; pinned slabs)
-# then, for the sweep circuit, synthesis threads {4,8,12,16} x pool slabs {1,2,4,8} (pinned).
+# then, for the sweep circuit, synthesis threads {4,8,12,16} x pool slabs {1,2,4,8} (pinned),
+# each point measured --sweep-repeats times (runs sweep-t<T>-s<S>-r<k>, k = 1.. when more than one:
+# `zkpipe validate` compares the model with the median of a point's runs).
 #
 # Every run keeps its trace in OUT/<circuit>/<run>/ (trace.csv, the trace.json sidecar with
 # settings and machine facts, trace.perfetto.json for ui.perfetto.dev, stdout.log). The default
 # OUT is scenarios/calibration/traces/staging-<host>-<UTC time>/: the folder `zkpipe calibrate`
 # reads measured traces from (e.g. `zkpipe calibrate --trace OUT/*/*/trace.csv`). OUT/summary.md
-# holds the table printed at the end, with the issue's expectations checked against it.
+# holds the table printed at the end, with the issue's expectations checked against it. Passes
+# into one OUT add their rows to OUT/runs.tsv (a run measured again replaces its row).
 #
 # Usage: tools/h200-staging-experiment.sh [options]
 #   --backend cuda|cpu|fake   prover backend (default cuda)
@@ -29,12 +32,16 @@
 #   --sweep-circuit NAME      circuit of the sweep (default poseidon-merkle; "none" skips it)
 #   --sweep-threads "..."     (default "4 8 12 16")     --sweep-slabs "..."  (default "1 2 4 8")
 #   --sweep-constraints N     constraints per partition of the sweep (default: --constraints)
+#   --sweep-repeats N         measurements of each sweep point (default 1: runs sweep-t<T>-s<S>)
 #   --budget SIZE             host memory budget passed to every run (default: zkpipe's, 80% of free)
 #   --out DIR                 where traces and the summary go
 #   --keys DIR                where proving keys are made once and reused (default out/keys)
 #   --zkpipe PATH             the binary (default build/tools/zkpipe)
 # Tiny end-to-end check on a CPU machine (only the size and backend change on the GPU machine):
 #   tools/h200-staging-experiment.sh --backend cpu --constraints 1024 --threads 2 --out /tmp/staging
+# Three more measurements of the 2^22 sweep's held-out points, next to the first ones:
+#   tools/h200-staging-experiment.sh --runs "" --sweep-constraints 4190000 --sweep-slabs "2 8" --sweep-repeats 3 \
+#     --out scenarios/calibration/traces/staging-h200-20261129T1157
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 zkpipe=$here/build/tools/zkpipe
@@ -50,6 +57,7 @@ sweep_circuit=poseidon-merkle
 sweep_threads="4 8 12 16"
 sweep_slabs="1 2 4 8"
 sweep_constraints=
+sweep_repeats=1
 budget=()
 out=$here/scenarios/calibration/traces/staging-$(hostname)-$(date -u +%Y%m%dT%H%M%SZ)
 keys=$here/out/keys
@@ -68,6 +76,7 @@ while [ $# -gt 0 ]; do
     --sweep-threads) sweep_threads=$2 ;;
     --sweep-slabs) sweep_slabs=$2 ;;
     --sweep-constraints) sweep_constraints=$2 ;;
+    --sweep-repeats) sweep_repeats=$2 ;;
     --budget) budget=(--budget "$2") ;;
     --out) out=$2 ;;
     --keys) keys=$2 ;;
@@ -80,7 +89,7 @@ done
 $summary_only || [ -x "$zkpipe" ] || { echo "h200-staging-experiment: no zkpipe binary at $zkpipe (build it, or give --zkpipe)" >&2; exit 1; }
 mkdir -p "$out" "$keys"
 rows=$out/runs.tsv
-$summary_only || printf 'circuit\trun\tstaging\tthreads\tslabs\tproved\tpartitions_per_s\th2d_gbps\tidle_h2d_gbps\tidle_from\tgpu_util_pct\twait_pool_s\tstaging_memory\tsteady_partitions_per_s\tconstraints\n' >"$rows"
+[ -f "$rows" ] || printf 'circuit\trun\tstaging\tthreads\tslabs\tproved\tpartitions_per_s\th2d_gbps\tidle_h2d_gbps\tidle_from\tgpu_util_pct\twait_pool_s\tstaging_memory\tsteady_partitions_per_s\tconstraints\n' >"$rows"
 
 echo "h200-staging-experiment: backend $backend, $partitions partitions of $constraints constraints, $(nproc) cores," \
      "$(date -u +%FT%TZ), traces in $out"
@@ -126,6 +135,7 @@ run() {  # circuit constraints run-name staging threads slabs [extra zkpipe opti
   util=$(field "$log" "^(GPU|device) utilization" 3)
   wait_pool=$(field "$log" "^waits" 3)
   memory=$(grep -m1 -oE 'staging from [a-z]+ memory' "$log" | awk '{print $3}')
+  awk -F'\t' -v c="$circuit" -v n="$name" '!($1 == c && $2 == n)' "$rows" >"$rows.tmp" && mv "$rows.tmp" "$rows"
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$circuit" "$name" "$staging" "$run_threads" \
     "${slabs:--}" "$proved" "$rate" "${h2d:-0}" "$idle" "$idle_from" "${util:-0}" "${wait_pool:-0}" "$memory" "${steady:-0}" \
     "$run_constraints" >>"$rows"
@@ -147,8 +157,14 @@ for circuit in $circuits; do
   done
 done
 if [ "$sweep_circuit" != none ]; then
-  for t in $sweep_threads; do
-    for s in $sweep_slabs; do run "$sweep_circuit" "${sweep_constraints:-$constraints}" "sweep-t$t-s$s" pinned "$t" "$s"; done
+  for r in $(seq "$sweep_repeats"); do  # repeats interleaved: a drift of the machine spreads over every point
+    for t in $sweep_threads; do
+      for s in $sweep_slabs; do
+        name=sweep-t$t-s$s
+        [ "$sweep_repeats" -gt 1 ] && name=$name-r$r
+        run "$sweep_circuit" "${sweep_constraints:-$constraints}" "$name" pinned "$t" "$s"
+      done
+    done
   done
 fi
 
