@@ -61,6 +61,7 @@ SchedulingPolicy::SchedulingPolicy(const PolicySettings& settings)
     for (SlabId slab = (pool + 1) * settings_.pool_slabs; slab > pool * settings_.pool_slabs; --slab)
       free_slabs_[pool].push_back(slab - 1);
   worker_dead_.assign(settings_.gpus * settings_.workers_per_gpu, false);
+  bound_attempts_.assign(settings_.gpus, 0);
 }
 
 SchedulingPolicy::Partition& SchedulingPolicy::partition_at(PartitionId partition,
@@ -85,10 +86,9 @@ bool SchedulingPolicy::gpu_alive(std::uint32_t gpu) const {
 std::optional<std::uint32_t> SchedulingPolicy::pool_to_lease() const {
   if (settings_.pool_layout == PoolLayout::per_host)
     return free_slabs_.front().empty() ? std::nullopt : std::optional<std::uint32_t>(0);
-  std::optional<std::uint32_t> best;  // most free slabs: fewest partitions waiting for that GPU
+  std::optional<std::uint32_t> best;
   for (std::uint32_t gpu = 0; gpu < settings_.gpus; ++gpu)
-    if (!free_slabs_[gpu].empty() && gpu_alive(gpu) &&
-        (!best || free_slabs_[gpu].size() > free_slabs_[*best].size()))
+    if (!free_slabs_[gpu].empty() && gpu_alive(gpu) && (!best || bound_attempts_[gpu] < bound_attempts_[*best]))
       best = gpu;
   return best;
 }
@@ -117,7 +117,10 @@ SynthesisDecision SchedulingPolicy::request_synthesis() {
   if (pool) {
     partition.backing.slab = free_slabs_[*pool].back();
     free_slabs_[*pool].pop_back();
-    if (settings_.pool_layout == PoolLayout::per_gpu) partition.backing.gpu = *pool;
+    if (settings_.pool_layout == PoolLayout::per_gpu) {
+      partition.backing.gpu = *pool;
+      ++bound_attempts_[*pool];
+    }
     ++counters_.slabs_leased;
     counters_.slabs_leased_max = std::max(counters_.slabs_leased_max, counters_.slabs_leased);
   }
@@ -131,6 +134,7 @@ void SchedulingPolicy::synthesis_finished(PartitionId id) {
     throw std::logic_error("policy: synthesis_finished for a partition not synthesizing");
   if (workers_alive() == 0) {
     release_holdings(partition);
+    unbind(partition);
     partition.state = State::failed;
     ++counters_.failed;
     return;
@@ -150,6 +154,12 @@ std::optional<GpuAssignment> SchedulingPolicy::request_gpu_work(WorkerId worker)
   partition.state = State::copying;
   partition.worker = worker;
   return GpuAssignment{id, partition.attempt, partition.backing};
+}
+
+void SchedulingPolicy::unbind(Partition& partition) {
+  if (!partition.backing.gpu) return;
+  --bound_attempts_[*partition.backing.gpu];
+  partition.backing.gpu.reset();
 }
 
 void SchedulingPolicy::release_holdings(Partition& partition) {
@@ -180,12 +190,14 @@ void SchedulingPolicy::attempt_succeeded(PartitionId id) {
     throw std::logic_error("policy: attempt_succeeded for a partition whose copy has not finished");
   partition.state = State::proved;
   partition.worker.reset();
+  unbind(partition);
   ++counters_.proved;
 }
 
 void SchedulingPolicy::requeue_or_fail(PartitionId id, bool counts_as_failure) {
   Partition& partition = partitions_[id];
   release_holdings(partition);
+  unbind(partition);
   partition.worker.reset();
   if (counts_as_failure) {
     ++counters_.failed_attempts;
@@ -242,6 +254,7 @@ void SchedulingPolicy::fail_remaining_when_no_worker_is_alive() {
   pending_.clear();
   for (PartitionId id : ready_) {
     release_holdings(partitions_[id]);
+    unbind(partitions_[id]);
     partitions_[id].state = State::failed;
     ++counters_.failed;
   }

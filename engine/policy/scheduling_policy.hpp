@@ -112,7 +112,7 @@ class SchedulingPolicy {
   // A synthesis thread asks for a partition to synthesize. On a grant the budget reservation and
   // the backing are held until copy_finished or attempt_failed for that partition. With one pool
   // per GPU the grant binds the partition to the GPU with a live worker and a free slab that has
-  // the fewest partitions waiting for it (slabs leased), the lowest-numbered on a tie.
+  // the fewest attempts bound to it (waiting for it or running there), the lowest-numbered on a tie.
   SynthesisDecision request_synthesis();
   // The partition waits for a GPU worker (waiting_for_gpu) unless no worker is left to run it:
   // then its holdings are returned and it is requeued, or failed when no worker is alive at all.
@@ -156,6 +156,7 @@ class SchedulingPolicy {
 
   Partition& partition_at(PartitionId partition, std::string_view event);
   void release_holdings(Partition& partition);
+  void unbind(Partition& partition);  // the attempt bound to a GPU ended
   void requeue_or_fail(PartitionId id, bool counts_as_failure);
   void fail_remaining_when_no_worker_is_alive();
   void requeue_ready_bound_to(std::uint32_t gpu);
@@ -172,6 +173,7 @@ class SchedulingPolicy {
   std::deque<PartitionId> ready_;
   std::vector<std::vector<SlabId>> free_slabs_;  // per pool, a stack: the most recently returned slab first
   std::vector<bool> worker_dead_;
+  std::vector<std::uint32_t> bound_attempts_;  // per GPU: bound attempts not yet ended
   std::uint32_t admitted_not_copied_ = 0;
   PolicyCounters counters_;
 };

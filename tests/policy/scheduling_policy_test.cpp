@@ -159,6 +159,20 @@ TEST(SchedulingPolicy, PerGpuPoolsNeverLendOneGpusSlabToAnother) {
   EXPECT_EQ(policy.counters().slabs_leased, 4u);
 }
 
+TEST(SchedulingPolicy, PerGpuPoolsBindToTheGpuWithTheFewestAttemptsWaitingOrRunning) {
+  PolicySettings settings = per_gpu_settings();
+  settings.pool_slabs = 2;
+  SchedulingPolicy policy(settings);
+  const SynthesisGrant first = grant_of(policy);
+  policy.synthesis_finished(first.partition);
+  ASSERT_TRUE(policy.request_gpu_work(0));
+  policy.copy_finished(first.partition);  // its slab is back, but it still runs on gpu0
+  EXPECT_EQ(grant_of(policy).backing.gpu, 1u);
+  policy.attempt_succeeded(first.partition);
+  EXPECT_EQ(grant_of(policy).backing.gpu, 0u);
+  EXPECT_EQ(grant_of(policy).backing.gpu, 0u);  // a tie: the lowest-numbered GPU
+}
+
 TEST(SchedulingPolicy, ABoundPartitionIsHandedOnlyToItsGpusWorkers) {
   SchedulingPolicy policy(per_gpu_settings());
   const SynthesisGrant grant = grant_of(policy);
