@@ -25,7 +25,7 @@ rc::Gen<Settings> arbitrary_fake_settings() {
     settings.staging = *rc::gen::element(Staging::pinned, Staging::pageable);
     settings.pool_slabs = *rc::gen::inRange<uint32_t>(1, 5);
     settings.budget_bytes = uint64_t{1} << 30;
-    settings.gpus = *rc::gen::inRange<uint32_t>(1, 4);
+    settings.gpus = *rc::gen::inRange<uint32_t>(1, 9);
     settings.workers_per_gpu = *rc::gen::inRange<uint32_t>(1, 3);
     settings.retry_limit = *rc::gen::inRange<uint32_t>(0, 4);
     zkpipe::faults::FaultOptions& f = settings.fake.faults;
@@ -38,6 +38,7 @@ rc::Gen<Settings> arbitrary_fake_settings() {
     f.pinned_allocation_failure_probability = *rc::gen::weightedElement<double>({{9, 0.0}, {1, 1.0}});
     settings.fake.copy_delay_s = *rc::gen::inRange(0, 3) / 1000.0;
     settings.fake.kernel_delay_s = *rc::gen::inRange(0, 2) / 1000.0;
+    settings.pool_layout = *rc::gen::element(PoolLayout::per_host, PoolLayout::per_gpu);
     return settings;
   });
 }

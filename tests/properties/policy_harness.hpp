@@ -36,12 +36,13 @@ void showValue(const HarnessSettings& settings, std::ostream& os);  // RapidChec
 
 // The named properties of the policy; each RapidCheck property asserts one of them.
 enum class PolicyProperty {
-  leases_within_pool,      // pinned leases <= slabs, no slab held twice, every lease held by a live attempt
+  leases_within_pool,      // pinned leases <= slabs per pool, no slab held twice, every lease held by a live attempt
   reserved_within_budget,  // reserved bytes <= budget and == the bytes of attempts holding a/b/c
   ends_exactly_once,       // proved or failed once, never changed, none lost when the job ends
   phases_in_order,         // synth -> h2d -> compute -> assemble, attempt by attempt
   no_deadlock,             // while work remains, the next fault-free step makes progress, within a bound
   gpu_compute_exclusive,   // compute sections of one GPU never overlap
+  runs_on_bound_gpu,       // per-GPU pools: a partition is copied and run only by the GPU whose slab it holds
 };
 std::string_view property_name(PolicyProperty property);
 
@@ -68,7 +69,7 @@ class PolicyHarness {
         worker_busy_(workers(), false),
         computing_(settings.policy.gpus),
         outcomes_(settings.policy.partitions, policy::PartitionOutcome::pending),
-        held_with_slab_(settings.policy.partitions, false) {}
+        granted_slab_(settings.policy.partitions) {}
 
   // Performs `kind` on the target `pick` selects (modulo what is possible now); returns whether
   // anything happened. Checks the step invariants afterwards.
@@ -102,8 +103,10 @@ class PolicyHarness {
     expected.failed = counters.failed;
     expected.host_budget_bytes = settings_.policy.host_budget_bytes;
     expected.partitions_in_flight_max = settings_.policy.partitions_in_flight_max;
-    if (settings_.policy.staging == policy::Staging::pinned && !pinned_allocation_failed_)
+    if (settings_.policy.staging == policy::Staging::pinned && !pinned_allocation_failed_) {
       expected.pool_slabs = settings_.policy.pool_slabs;
+      expected.pools = settings_.policy.pools();
+    }
     for (const trace::Violation& violation : trace::check_invariants(spans_, expected))
       violate(property_of(violation.invariant), violation.detail);
   }
@@ -137,6 +140,7 @@ class PolicyHarness {
 
   policy::WorkerId workers() const { return settings_.policy.gpus * settings_.policy.workers_per_gpu; }
   std::uint32_t gpu_of(policy::WorkerId worker) const { return worker / settings_.policy.workers_per_gpu; }
+  bool per_gpu_pools() const { return settings_.policy.pool_layout == policy::PoolLayout::per_gpu; }
   std::string worker_resource(policy::WorkerId worker) const {
     return fmt::format("gpu{}:w{}", gpu_of(worker), worker % settings_.policy.workers_per_gpu);
   }
@@ -169,9 +173,9 @@ class PolicyHarness {
     return entry;
   }
 
-  // The partition left the attempts the harness tracks (requeued or ended by the policy).
-  void drop_ready_that_ended() {
-    std::erase_if(ready_, [&](policy::PartitionId id) { return policy_.outcome(id) != policy::PartitionOutcome::pending; });
+  // The policy took synthesized partitions back (requeued, or ended): the harness drops them too.
+  void drop_ready_taken_back() {
+    std::erase_if(ready_, [&](policy::PartitionId id) { return !policy_.waiting_for_gpu(id); });
   }
 
   bool perform(EventKind kind, std::uint32_t pick) {
@@ -184,7 +188,11 @@ class PolicyHarness {
         const auto* grant = std::get_if<policy::SynthesisGrant>(&decision);
         if (!grant) return false;
         thread_busy_[thread_index] = true;
-        held_with_slab_[grant->partition] = grant->backing.slab.has_value();
+        granted_slab_[grant->partition] = grant->backing.slab;
+        if (per_gpu_pools() && grant->backing.slab &&
+            grant->backing.gpu != settings_.policy.pool_of_slab(*grant->backing.slab))
+          violate(PolicyProperty::runs_on_bound_gpu, fmt::format("partition {} holds slab {} but is bound to another GPU",
+                                                                 grant->partition, *grant->backing.slab));
         synthesizing_.push_back(Synthesis{grant->partition, thread_index, clock_s_});
         return true;
       }
@@ -195,8 +203,7 @@ class PolicyHarness {
         policy_.synthesis_finished(synthesis.partition);
         record(synthesis.partition, trace::Phase::synth, fmt::format("cpu:{}", synthesis.thread), synthesis.start_s,
                settings_.policy.partition_host_bytes);
-        if (policy_.outcome(synthesis.partition) == policy::PartitionOutcome::pending)
-          ready_.push_back(synthesis.partition);
+        if (policy_.waiting_for_gpu(synthesis.partition)) ready_.push_back(synthesis.partition);
         return true;
       }
       case EventKind::assign_gpu_work: {
@@ -205,6 +212,11 @@ class PolicyHarness {
         const auto assignment = policy_.request_gpu_work(worker);
         if (!assignment) return false;
         std::erase(ready_, assignment->partition);
+        const std::optional<policy::SlabId> slab = granted_slab_[assignment->partition];
+        if (per_gpu_pools() && slab && settings_.policy.pool_of_slab(*slab) != gpu_of(worker))
+          violate(PolicyProperty::runs_on_bound_gpu, fmt::format("partition {} in a slab of gpu{}'s pool handed to {}",
+                                                                 assignment->partition, settings_.policy.pool_of_slab(*slab),
+                                                                 worker_resource(worker)));
         worker_busy_[worker] = true;
         copying_.push_back({assignment->partition, worker, clock_s_, clock_s_, false});
         return true;
@@ -301,7 +313,7 @@ class PolicyHarness {
           compute.reset();
         }
         policy_.worker_died(worker);
-        drop_ready_that_ended();
+        drop_ready_taken_back();
         return true;
       }
     }
@@ -312,21 +324,28 @@ class PolicyHarness {
   void check_step() {
     const auto& counters = policy_.counters();
     const auto leases = policy_.slab_leases();
+    const policy::PolicySettings& p = settings_.policy;
     std::set<policy::SlabId> slabs;
+    std::vector<std::uint32_t> leased_by_pool(p.pools());
     for (const auto& [partition, slab] : leases) {
-      if (slab >= settings_.policy.pool_slabs)
-        violate(PolicyProperty::leases_within_pool, fmt::format("slab {} leased from a pool of {}", slab, settings_.policy.pool_slabs));
+      if (slab >= p.pools() * p.pool_slabs) {
+        violate(PolicyProperty::leases_within_pool,
+                fmt::format("slab {} leased from {} pool(s) of {}", slab, p.pools(), p.pool_slabs));
+        continue;
+      }
       if (!slabs.insert(slab).second)
         violate(PolicyProperty::leases_within_pool, fmt::format("slab {} held twice (partition {} among them)", slab, partition));
+      ++leased_by_pool[p.pool_of_slab(slab)];
     }
-    if (leases.size() > settings_.policy.pool_slabs)
-      violate(PolicyProperty::leases_within_pool,
-              fmt::format("{} leases from a pool of {} slabs", leases.size(), settings_.policy.pool_slabs));
+    for (std::uint32_t pool = 0; pool < p.pools(); ++pool)
+      if (leased_by_pool[pool] > p.pool_slabs)
+        violate(PolicyProperty::leases_within_pool,
+                fmt::format("{} leases from pool {} of {} slabs", leased_by_pool[pool], pool, p.pool_slabs));
     // Attempts that hold a/b/c: synthesizing, synthesized and not yet assigned, copying.
     std::uint32_t holders = 0, slab_holders = 0;
     auto count = [&](policy::PartitionId id) {
       ++holders;
-      slab_holders += held_with_slab_[id];
+      slab_holders += granted_slab_[id].has_value();
     };
     for (const Synthesis& synthesis : synthesizing_) count(synthesis.partition);
     for (policy::PartitionId id : ready_) count(id);
@@ -404,7 +423,7 @@ class PolicyHarness {
   std::vector<Compute> copied_;                  // waiting for their GPU's compute section
   std::vector<std::optional<Compute>> computing_;  // per GPU
   std::vector<policy::PartitionOutcome> outcomes_;
-  std::vector<bool> held_with_slab_;  // the partition's current attempt was granted a slab
+  std::vector<std::optional<policy::SlabId>> granted_slab_;  // the slab granted to each partition's current attempt
   bool pinned_allocation_failed_ = false;
   double clock_s_ = 0;
   std::uint32_t events_applied_ = 0;

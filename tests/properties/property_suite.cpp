@@ -50,6 +50,8 @@ rc::Gen<HarnessSettings> arbitrary_harness_settings() {
     p.workers_per_gpu = *rc::gen::inRange<std::uint32_t>(1, 4);
     p.retry_limit = *rc::gen::inRange<std::uint32_t>(0, 4);
     settings.synthesis_threads = *rc::gen::inRange<std::uint32_t>(1, 17);
+    // Listed per-GPU first: the draws of seed 6 then leave the teeth test its shrunk per-host case.
+    p.pool_layout = *rc::gen::element(policy::PoolLayout::per_gpu, policy::PoolLayout::per_host);
     return settings;
   });
 }
@@ -123,6 +125,7 @@ rc::Gen<ScenarioChoice> arbitrary_scenario_choice(bool with_faults) {
     choice.copy_engines = *rc::gen::inRange<std::uint32_t>(1, 3);
     choice.pcie_h2d_gbps = double(*rc::gen::inRange<std::uint32_t>(4, 65));
     choice.retry_limit = *rc::gen::inRange<std::uint32_t>(0, 4);
+    choice.pool_layout = *rc::gen::element(policy::PoolLayout::per_host, policy::PoolLayout::per_gpu);
     if (with_faults) {
       choice.gpu_error_probability = *rc::gen::inRange<std::uint32_t>(0, 41) / 100.0;
       choice.slow_transfer_probability = *rc::gen::inRange<std::uint32_t>(0, 31) / 100.0;
@@ -187,10 +190,14 @@ ScenarioChoice comparable_choice() {
 // Pinned staging adds one constraint pageable staging lacks, the pool: a pool smaller than the
 // in-flight limit serializes synthesis behind copies (regression
 // PinnedStagingWithAPoolSmallerThanTheInFlightLimitIsSlowerThanPageable), so the pool here is
-// at least the in-flight limit, where it never binds and only the copy path differs.
+// at least the in-flight limit, where it never binds and only the copy path differs; and it is
+// one pool per host, since per-GPU pools bind each partition to a GPU when it is admitted, where
+// pageable partitions go to whichever worker is idle (regression
+// PerGpuPoolsBindAtAdmissionAndCanBeSlowerThanPageable).
 void pinned_never_slower_than_pageable() {
   ScenarioChoice choice = comparable_choice();
   choice.pool_slabs = std::max(choice.pool_slabs, choice.partitions_in_flight);
+  choice.pool_layout = policy::PoolLayout::per_host;
   choice.staging = policy::Staging::pinned;
   const double pinned_s = simulated_makespan_s(choice.build());
   choice.staging = policy::Staging::pageable;
@@ -229,7 +236,8 @@ void showValue(const HarnessSettings& settings, std::ostream& os) {
   const policy::PolicySettings& p = settings.policy;
   os << "partitions " << p.partitions << ", partition_host_bytes " << p.partition_host_bytes << ", host_budget_bytes "
      << p.host_budget_bytes << ", in_flight " << p.partitions_in_flight_max << ", staging "
-     << policy::staging_name(p.staging) << ", pool_slabs " << p.pool_slabs << ", gpus " << p.gpus
+     << policy::staging_name(p.staging) << ", pool_slabs " << p.pool_slabs << ", pool_layout "
+     << policy::pool_layout_name(p.pool_layout) << ", gpus " << p.gpus
      << ", workers_per_gpu " << p.workers_per_gpu << ", retry_limit " << p.retry_limit << ", synthesis_threads "
      << settings.synthesis_threads;
 }
@@ -242,6 +250,7 @@ std::string_view property_name(PolicyProperty property) {
     case PolicyProperty::phases_in_order: return "phases_in_order";
     case PolicyProperty::no_deadlock: return "no_deadlock";
     case PolicyProperty::gpu_compute_exclusive: return "gpu_compute_exclusive";
+    case PolicyProperty::runs_on_bound_gpu: return "runs_on_bound_gpu";
   }
   return "unknown";
 }
@@ -293,6 +302,7 @@ model::Scenario ScenarioChoice::build() const {
   scenario.policy.partitions_in_flight = partitions_in_flight;
   scenario.policy.staging = staging;
   scenario.policy.pool_slabs = pool_slabs;
+  scenario.policy.pool_layout = pool_layout;
   scenario.policy.host_budget_bytes = scenario.workload.partition_host_bytes() * budget_partitions;
   scenario.policy.workers_per_gpu = workers_per_gpu;
   scenario.policy.retry_limit = retry_limit;
@@ -311,7 +321,8 @@ model::Scenario ScenarioChoice::build() const {
 void showValue(const ScenarioChoice& c, std::ostream& os) {
   os << "seed " << c.seed << ", partitions " << c.partitions << ", lg_constraints " << c.lg_constraints
      << ", synthesis_threads " << c.synthesis_threads << ", in_flight " << c.partitions_in_flight << ", staging "
-     << policy::staging_name(c.staging) << ", pool_slabs " << c.pool_slabs << ", budget_partitions "
+     << policy::staging_name(c.staging) << ", pool_slabs " << c.pool_slabs << ", pool_layout "
+     << policy::pool_layout_name(c.pool_layout) << ", budget_partitions "
      << c.budget_partitions << ", gpus " << c.gpus << ", workers_per_gpu " << c.workers_per_gpu << ", copy_engines "
      << c.copy_engines << ", pcie_h2d_gbps " << c.pcie_h2d_gbps << ", retry_limit " << c.retry_limit
      << ", gpu_error_probability " << c.gpu_error_probability << ", slow_transfer_probability "
@@ -341,6 +352,7 @@ const std::vector<NamedProperty>& all_properties() {
       policy_entry("PolicyProperties/PhasesInOrder", PolicyProperty::phases_in_order),
       policy_entry("PolicyProperties/NoDeadlock", PolicyProperty::no_deadlock),
       policy_entry("PolicyProperties/GpuComputeSectionsNeverOverlap", PolicyProperty::gpu_compute_exclusive),
+      policy_entry("PolicyProperties/BoundPartitionsRunOnlyOnTheirGpu", PolicyProperty::runs_on_bound_gpu),
       {"ModelProperties/SimulatedTracesKeepThePipelineInvariants", PropertyKind::model,
        simulated_traces_keep_the_pipeline_invariants},
       {"ModelProperties/UtilizationWithinZeroAndOne", PropertyKind::model, utilization_within_zero_and_one},

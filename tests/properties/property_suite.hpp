@@ -52,7 +52,8 @@ struct ScenarioChoice {
   std::uint32_t synthesis_threads = 2;
   std::uint32_t partitions_in_flight = 2;
   policy::Staging staging = policy::Staging::pinned;
-  std::uint32_t pool_slabs = 2;
+  std::uint32_t pool_slabs = 2;  // per pool
+  policy::PoolLayout pool_layout = policy::PoolLayout::per_host;
   std::uint32_t budget_partitions = 2;  // the host budget, in partitions' a/b/c bytes
   std::uint32_t gpus = 1;
   std::uint32_t workers_per_gpu = 1;
