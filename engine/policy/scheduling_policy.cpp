@@ -57,9 +57,11 @@ SchedulingPolicy::SchedulingPolicy(const PolicySettings& settings)
   partitions_.resize(settings_.partitions);
   for (PartitionId id = 0; id < settings_.partitions; ++id) pending_.push_back(id);
   free_slabs_.resize(settings_.pools());
-  for (std::uint32_t pool = 0; pool < settings_.pools(); ++pool)
-    for (SlabId slab = (pool + 1) * settings_.pool_slabs; slab > pool * settings_.pool_slabs; --slab)
+  for (std::uint32_t pool = 0; pool < settings_.pools(); ++pool) {
+    const SlabId first = pool * settings_.pool_slabs;
+    for (SlabId slab = first + settings_.pool_slabs; slab > first; --slab)
       free_slabs_[pool].push_back(slab - 1);
+  }
   worker_dead_.assign(settings_.gpus * settings_.workers_per_gpu, false);
   bound_attempts_.assign(settings_.gpus, 0);
 }
@@ -80,16 +82,18 @@ std::uint32_t SchedulingPolicy::in_flight() const { return admitted_not_copied_;
 
 bool SchedulingPolicy::gpu_alive(std::uint32_t gpu) const {
   const auto first = worker_dead_.begin() + std::ptrdiff_t(gpu * settings_.workers_per_gpu);
-  return std::find(first, first + settings_.workers_per_gpu, false) != first + settings_.workers_per_gpu;
+  const auto last = first + settings_.workers_per_gpu;
+  return std::find(first, last, false) != last;
 }
 
 std::optional<std::uint32_t> SchedulingPolicy::pool_to_lease() const {
   if (settings_.pool_layout == PoolLayout::per_host)
-    return free_slabs_.front().empty() ? std::nullopt : std::optional<std::uint32_t>(0);
+    return free_slabs_.front().empty() ? std::nullopt : std::make_optional(0u);
   std::optional<std::uint32_t> best;
-  for (std::uint32_t gpu = 0; gpu < settings_.gpus; ++gpu)
-    if (!free_slabs_[gpu].empty() && gpu_alive(gpu) && (!best || bound_attempts_[gpu] < bound_attempts_[*best]))
-      best = gpu;
+  for (std::uint32_t gpu = 0; gpu < settings_.gpus; ++gpu) {
+    const bool fewer_bound = !best || bound_attempts_[gpu] < bound_attempts_[*best];
+    if (!free_slabs_[gpu].empty() && gpu_alive(gpu) && fewer_bound) best = gpu;
+  }
   return best;
 }
 
@@ -139,14 +143,16 @@ void SchedulingPolicy::synthesis_finished(PartitionId id) {
     ++counters_.failed;
     return;
   }
-  if (partition.backing.gpu && !gpu_alive(*partition.backing.gpu)) return requeue_or_fail(id, false);
+  if (partition.backing.gpu && !gpu_alive(*partition.backing.gpu))
+    return requeue_or_fail(id, false);  // its GPU lost every worker: synthesized again for another
   partition.state = State::ready;
   ready_.push_back(id);
 }
 
 std::optional<GpuAssignment> SchedulingPolicy::request_gpu_work(WorkerId worker) {
   if (worker >= worker_dead_.size() || worker_dead_[worker]) return std::nullopt;
-  const auto next = std::ranges::find_if(ready_, [&](PartitionId id) { return may_run(partitions_[id], worker); });
+  auto runnable_here = [&](PartitionId id) { return may_run(partitions_[id], worker); };
+  const auto next = std::ranges::find_if(ready_, runnable_here);
   if (next == ready_.end()) return std::nullopt;
   const PartitionId id = *next;
   ready_.erase(next);
@@ -170,8 +176,8 @@ void SchedulingPolicy::release_holdings(Partition& partition) {
   }
   if (partition.backing.slab) {
     --counters_.slabs_leased;
-    if (staging_ == Staging::pinned)
-      free_slabs_[settings_.pool_of_slab(*partition.backing.slab)].push_back(*partition.backing.slab);
+    const SlabId slab = *partition.backing.slab;
+    if (staging_ == Staging::pinned) free_slabs_[settings_.pool_of_slab(slab)].push_back(slab);
     partition.backing.slab.reset();
   }
 }

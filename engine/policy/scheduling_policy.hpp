@@ -112,7 +112,8 @@ class SchedulingPolicy {
   // A synthesis thread asks for a partition to synthesize. On a grant the budget reservation and
   // the backing are held until copy_finished or attempt_failed for that partition. With one pool
   // per GPU the grant binds the partition to the GPU with a live worker and a free slab that has
-  // the fewest attempts bound to it (waiting for it or running there), the lowest-numbered on a tie.
+  // the fewest attempts bound to it (waiting for it or running there), the lowest-numbered on a
+  // tie.
   SynthesisDecision request_synthesis();
   // The partition waits for a GPU worker (waiting_for_gpu) unless no worker is left to run it:
   // then its holdings are returned and it is requeued, or failed when no worker is alive at all.
@@ -171,7 +172,8 @@ class SchedulingPolicy {
   std::vector<Partition> partitions_;
   std::deque<PartitionId> pending_;  // front first; retries go to the front
   std::deque<PartitionId> ready_;
-  std::vector<std::vector<SlabId>> free_slabs_;  // per pool, a stack: the most recently returned slab first
+  // Per pool, a stack: the most recently returned slab first.
+  std::vector<std::vector<SlabId>> free_slabs_;
   std::vector<bool> worker_dead_;
   std::vector<std::uint32_t> bound_attempts_;  // per GPU: bound attempts not yet ended
   std::uint32_t admitted_not_copied_ = 0;
