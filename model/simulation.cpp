@@ -164,9 +164,15 @@ struct Simulation {
     cpu->set_pstate(int(std::max<std::uint32_t>(threads, 1) - 1));
   }
 
+  // Waits for a started activity. Not with Activity::wait(): in SimGrid 3.32 that adds a sleep
+  // action to the waiting actor's CPU (to notice host failures, which this model never injects),
+  // so every wait for a copy chunk would re-solve the CPU system, with its synthesis executions,
+  // once more. wait_any over the one activity blocks on it alone; same timeline, byte for byte.
+  static void wait_until_done(const sg4::ActivityPtr& activity) { sg4::Activity::wait_any({activity}); }
+
   void execute(sg4::Host* host, double seconds) {
     if (seconds <= 0) return;
-    sg4::Exec::init()->set_flops_amount(seconds)->set_host(host)->start()->wait();
+    wait_until_done(sg4::Exec::init()->set_flops_amount(seconds)->set_host(host)->start());
     ++activities;
   }
 
@@ -179,7 +185,7 @@ struct Simulation {
                                               synthesizing * scenario.calibration.synth_memory_load_threads) /
                                slowdown;
       if (rate_gbps != engine.rate_gbps) engine.link->set_bandwidth((engine.rate_gbps = rate_gbps) * 1e9);
-      sg4::Comm::sendto(cpu, engine.endpoint, chunk);
+      wait_until_done(sg4::Comm::sendto_async(cpu, engine.endpoint, chunk));
       ++activities;
       sent += chunk;
     }
