@@ -92,6 +92,11 @@ struct mont_t {
   friend ZK_HD bool operator!=(const mont_t& a, const mont_t& b) { return !(a == b); }
 
   friend ZK_FIELD_ADD mont_t operator+(const mont_t& a, const mont_t& b) {
+#if defined(__CUDA_ARCH__)
+    mont_t s;
+    ptx::add_mod<P>(a.l, b.l, s.l);
+    return s;
+#else
 #if defined(ZK_X86_ADX)
     if constexpr (N == 4 || N == 6) {
       mont_t s;
@@ -104,8 +109,14 @@ struct mont_t {
     uint64_t carry = 0;
     ZK_UNROLL for (int i = 0; i < N; ++i) s.l[i] = adc(a.l[i], b.l[i], carry);
     return s.reduced_once();
+#endif
   }
   friend ZK_FIELD_ADD mont_t operator-(const mont_t& a, const mont_t& b) {
+#if defined(__CUDA_ARCH__)
+    mont_t d;
+    ptx::sub_mod<P>(a.l, b.l, d.l);
+    return d;
+#else
 #if defined(ZK_X86_ADX)
     if constexpr (N == 4 || N == 6) {
       mont_t d;
@@ -121,6 +132,7 @@ struct mont_t {
     uint64_t mask = 0 - borrow, carry = 0;
     ZK_UNROLL for (int i = 0; i < N; ++i) d.l[i] = adc(d.l[i], P::modulus(i) & mask, carry);
     return d;
+#endif
   }
   ZK_HD mont_t operator-() const { return zero() - *this; }
   ZK_HD mont_t dbl() const { return *this + *this; }
@@ -203,7 +215,8 @@ struct mont_t {
   static __device__ __forceinline__ mont_t device_product(const mont_t& a, const mont_t& b) {
     mont_t r;
     ptx::mont_mul<P>(a.l, b.l, r.l);
-    return r.reduced_once();
+    ptx::reduce_once<P>(r.l);
+    return r;
   }
   static __device__ __noinline__ mont_t device_product_out_of_line(mont_t a, mont_t b) { return device_product(a, b); }
 #endif

@@ -1,61 +1,182 @@
-// mont_ptx.hpp — the device path of mont_t's Montgomery product: CIOS over 32-bit words with the
-// PTX carry chains (mad.lo.cc / madc.hi.cc), which the GPU executes natively, instead of 64-bit
-// limbs whose products and carries it must emulate. Same representation (64-bit limbs read as
-// pairs of 32-bit words, R = 2^(64N)), same result, checked against the host path by the GPU
-// tests. The even and odd words of each row go through two separate carry chains, so every
-// instruction's low or high half lands on the word the chain is at. Device code only.
+// mont_ptx.hpp — the device path of mont_t's arithmetic over 32-bit words with the PTX carry
+// chains, which the GPU executes natively, instead of 64-bit limbs whose products and carries it
+// must emulate with compares. Same representation (64-bit limbs read as pairs of 32-bit words,
+// R = 2^(64N)), same results, checked against the host path by the GPU tests.
+//   mont_mul            CIOS with the running value split over two word arrays (even and odd
+//                       words of a), see below; the result is < 2m, not yet reduced;
+//   add_mod / sub_mod   one add.cc (sub.cc) chain, then one conditional correction;
+//   reduce_once         x - m when x >= m, for x < 2m: one sub.cc chain and a select per word.
+// Consecutive volatile asm statements carry the CC flag between them: each chain is written as
+// one unbroken run of them (without volatile the compiler may reorder them: measured wrong on
+// every product). Device code only.
 #pragma once
 #include <cstdint>
 
 #if defined(__CUDA_ARCH__)
 namespace zk::ff::ptx {
 
-// t[0..n+1] += a[0..n-1] * b (n even), as two carry chains over the even and odd words of a.
-template <int n>
-__device__ __forceinline__ void mad_row(uint32_t (&t)[n + 2], const uint32_t (&a)[n], uint32_t b) {
-  asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a[0]), "r"(b));
-  asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a[0]), "r"(b));
+// 32-bit words of N 64-bit limbs, and back.
+template <int N>
+__device__ __forceinline__ void to_words(const uint64_t* limbs, uint32_t (&w)[2 * N]) {
 #pragma unroll
-  for (int j = 2; j < n; j += 2) {
-    asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a[j]), "r"(b));
-    asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a[j]), "r"(b));
-  }
-  asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[n]));
-  asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[n + 1]));
-  asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a[1]), "r"(b));
-  asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[2]) : "r"(a[1]), "r"(b));
+  for (int i = 0; i < N; ++i) w[2 * i] = static_cast<uint32_t>(limbs[i]), w[2 * i + 1] = static_cast<uint32_t>(limbs[i] >> 32);
+}
+template <int N>
+__device__ __forceinline__ void from_words(const uint32_t (&w)[2 * N], uint64_t* limbs) {
 #pragma unroll
-  for (int j = 3; j < n; j += 2) {
-    asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a[j]), "r"(b));
-    asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a[j]), "r"(b));
-  }
-  asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[n + 1]));
+  for (int i = 0; i < N; ++i) limbs[i] = (uint64_t{w[2 * i + 1]} << 32) | w[2 * i];
+}
+template <class P>
+__device__ __forceinline__ void modulus_words(uint32_t (&m)[2 * P::N]) {
+#pragma unroll
+  for (int i = 0; i < P::N; ++i) m[2 * i] = static_cast<uint32_t>(P::modulus(i)), m[2 * i + 1] = static_cast<uint32_t>(P::modulus(i) >> 32);
 }
 
-// out = a * b * 2^(-64 N) mod m, not yet reduced: out < 2m. N 64-bit limbs each.
+// The product keeps its running value T in two arrays of 32-bit words, so that the low and high
+// halves of every a_j * b_i land on an aligned register pair (the GPU fuses them into one wide
+// multiply-add, IMAD.WIDE, whose accumulator is such a pair; one array with the odd words'
+// pairs straddling it cost ptxas a move per word, 119 moves per Fr product):
+//   T = sum_j even[j] 2^(32 j) + sum_j odd[j] 2^(32 (j + 1)).
+// even collects a's even words times b_i, odd a's odd words. After each word of b the reduction
+// makes even[0] zero and T shifts down one word: odd becomes the even-aligned array and even,
+// two words down, the odd one (the shift is folded into the next row's multiply-adds, which read
+// one register and write another), with even[1] added into the new even[0].
+
+// acc[j], acc[j+1] = a[j] * b (low, high) for even j < n, with a read at stride 2.
+template <int n>
+__device__ __forceinline__ void mul_words(uint32_t* acc, const uint32_t* a, uint32_t b) {
+#pragma unroll
+  for (int j = 0; j < n; j += 2)
+    asm("mul.lo.u32 %0, %2, %3; mul.hi.u32 %1, %2, %3;" : "=r"(acc[j]), "=r"(acc[j + 1]) : "r"(a[j]), "r"(b));
+}
+
+// acc[j], acc[j+1] += a[j] * b for even j < n, one carry chain (started here, left in CC).
+template <int n>
+__device__ __forceinline__ void mad_words(uint32_t* acc, const uint32_t* a, uint32_t b) {
+  asm volatile("mad.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+               : "+r"(acc[0]), "+r"(acc[1]) : "r"(a[0]), "r"(b));
+#pragma unroll
+  for (int j = 2; j < n; j += 2)
+    asm volatile("madc.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+                 : "+r"(acc[j]), "+r"(acc[j + 1]) : "r"(a[j]), "r"(b));
+}
+
+// odd[j], odd[j+1] = a[j] * b + odd[j+2], odd[j+3] (the array shifted down two words), taking
+// the carry in CC and ending the chain.
+template <int n>
+__device__ __forceinline__ void mad_words_shifted(uint32_t* odd, const uint32_t* a, uint32_t b) {
+#pragma unroll
+  for (int j = 0; j < n - 2; j += 2)
+    asm volatile("madc.lo.cc.u32 %0, %2, %3, %4; madc.hi.cc.u32 %1, %2, %3, %5;"
+                 : "=r"(odd[j]), "=r"(odd[j + 1]) : "r"(a[j]), "r"(b), "r"(odd[j + 2]), "r"(odd[j + 3]));
+  asm volatile("madc.lo.cc.u32 %0, %2, %3, 0; madc.hi.u32 %1, %2, %3, 0;"
+               : "=r"(odd[n - 2]), "=r"(odd[n - 1]) : "r"(a[n - 2]), "r"(b));
+}
+
+// One word of b: T = (T + a * b) shifted as described above (unless first), then T += q * m
+// with q making even[0] zero.
+template <class P>
+__device__ __forceinline__ void mad_row_reduce(uint32_t* even, uint32_t* odd, const uint32_t* a, uint32_t b,
+                                               const uint32_t* m, bool first) {
+  constexpr int n = 2 * P::N;
+  if (first) {
+    mul_words<n>(odd, a + 1, b);
+    mul_words<n>(even, a, b);
+  } else {
+    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(even[0]) : "r"(odd[1]));
+    mad_words_shifted<n>(odd, a + 1, b);
+    mad_words<n>(even, a, b);
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(odd[n - 1]));
+  }
+  const uint32_t q = even[0] * static_cast<uint32_t>(P::inv());  // inv = -m^-1 mod 2^32
+  mad_words<n>(odd, m + 1, q);
+  mad_words<n>(even, m, q);
+  asm volatile("addc.u32 %0, %0, 0;" : "+r"(odd[n - 1]));
+}
+
+// out = a * b * 2^(-64 N) mod m, not yet reduced: out < 2m. N 64-bit limbs each. Needs the
+// modulus's spare top bit (T stays within the words without a carry word).
 template <class P>
 __device__ __forceinline__ void mont_mul(const uint64_t* a, const uint64_t* b, uint64_t* out) {
   constexpr int n = 2 * P::N;
-  uint32_t x[n], y[n], m[n], t[n + 2];
+  uint32_t x[n], y[n], m[n], even[n], odd[n];
+  to_words<P::N>(a, x);
+  to_words<P::N>(b, y);
+  modulus_words<P>(m);
 #pragma unroll
-  for (int i = 0; i < P::N; ++i) {
-    x[2 * i] = static_cast<uint32_t>(a[i]), x[2 * i + 1] = static_cast<uint32_t>(a[i] >> 32);
-    y[2 * i] = static_cast<uint32_t>(b[i]), y[2 * i + 1] = static_cast<uint32_t>(b[i] >> 32);
-    m[2 * i] = static_cast<uint32_t>(P::modulus(i)), m[2 * i + 1] = static_cast<uint32_t>(P::modulus(i) >> 32);
+  for (int i = 0; i < n; i += 2) {
+    mad_row_reduce<P>(even, odd, x, y[i], m, i == 0);
+    mad_row_reduce<P>(odd, even, x, y[i + 1], m, false);
   }
+  // The last shift: word j of the result is even[j] + odd[j + 1].
+  asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(even[0]) : "r"(odd[1]));
 #pragma unroll
-  for (int i = 0; i < n + 2; ++i) t[i] = 0;
-  const uint32_t inv = static_cast<uint32_t>(P::inv());  // -m^-1 mod 2^32
+  for (int j = 1; j < n - 1; ++j) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(even[j]) : "r"(odd[j + 1]));
+  asm volatile("addc.u32 %0, %0, 0;" : "+r"(even[n - 1]));
+  from_words<P::N>(even, out);
+}
+
+// d = a - b over n words; returns all ones when it borrowed (a < b), else 0.
+template <int n>
+__device__ __forceinline__ uint32_t sub_words(uint32_t (&d)[n], const uint32_t (&a)[n], const uint32_t (&b)[n]) {
+  asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(a[0]), "r"(b[0]));
 #pragma unroll
-  for (int i = 0; i < n; ++i) {
-    mad_row<n>(t, x, y[i]);
-    mad_row<n>(t, m, t[0] * inv);  // makes t[0] zero
+  for (int j = 1; j < n; ++j) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[j]) : "r"(a[j]), "r"(b[j]));
+  uint32_t borrow;
+  asm volatile("subc.u32 %0, 0, 0;" : "=r"(borrow));
+  return borrow;
+}
+
+// Each word of `keep` where mask is all ones, else of `other`.
+template <int n>
+__device__ __forceinline__ void select_words(uint32_t (&out)[n], uint32_t mask, const uint32_t (&keep)[n],
+                                             const uint32_t (&other)[n]) {
 #pragma unroll
-    for (int j = 0; j <= n; ++j) t[j] = t[j + 1];
-    t[n + 1] = 0;
-  }
+  for (int j = 0; j < n; ++j) out[j] = (keep[j] & mask) | (other[j] & ~mask);
+}
+
+// x - m when x >= m; x < 2m.
+template <class P>
+__device__ __forceinline__ void reduce_once(uint64_t* x) {
+  constexpr int n = 2 * P::N;
+  uint32_t w[n], m[n], d[n];
+  to_words<P::N>(x, w);
+  modulus_words<P>(m);
+  select_words<n>(w, sub_words<n>(d, w, m), w, d);
+  from_words<P::N>(w, x);
+}
+
+// out = a + b mod m for a, b < m (the spare top bit keeps a + b within the words).
+template <class P>
+__device__ __forceinline__ void add_mod(const uint64_t* a, const uint64_t* b, uint64_t* out) {
+  constexpr int n = 2 * P::N;
+  uint32_t x[n], y[n], s[n];
+  to_words<P::N>(a, x);
+  to_words<P::N>(b, y);
+  asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(x[0]), "r"(y[0]));
 #pragma unroll
-  for (int i = 0; i < P::N; ++i) out[i] = (uint64_t{t[2 * i + 1]} << 32) | t[2 * i];
+  for (int j = 1; j < n - 1; ++j) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(s[j]) : "r"(x[j]), "r"(y[j]));
+  asm volatile("addc.u32 %0, %1, %2;" : "=r"(s[n - 1]) : "r"(x[n - 1]), "r"(y[n - 1]));
+  from_words<P::N>(s, out);
+  reduce_once<P>(out);
+}
+
+// out = a - b mod m for a, b < m: the difference, plus m where it borrowed.
+template <class P>
+__device__ __forceinline__ void sub_mod(const uint64_t* a, const uint64_t* b, uint64_t* out) {
+  constexpr int n = 2 * P::N;
+  uint32_t x[n], y[n], d[n], m[n];
+  to_words<P::N>(a, x);
+  to_words<P::N>(b, y);
+  modulus_words<P>(m);
+  const uint32_t borrow = sub_words<n>(d, x, y);
+#pragma unroll
+  for (int j = 0; j < n; ++j) m[j] &= borrow;
+  asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(d[0]) : "r"(m[0]));
+#pragma unroll
+  for (int j = 1; j < n - 1; ++j) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(d[j]) : "r"(m[j]));
+  asm volatile("addc.u32 %0, %0, %1;" : "+r"(d[n - 1]) : "r"(m[n - 1]));
+  from_words<P::N>(d, out);
 }
 
 }  // namespace zk::ff::ptx
