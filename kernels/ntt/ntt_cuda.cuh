@@ -7,9 +7,11 @@
 //                            coset shift, fused into the iNTT's last pass), NTT; the NTT of c ends
 //                            in a fused epilogue that leaves a*b - c in a (b and c are clobbered).
 // How: decimation in time, the bit-reversal permutation fused into the first pass's loads; the
-// log2(n) butterfly stages run in a few passes of up to 10 stages each, every pass holding 2^10
-// elements of a block in shared memory together with that block's twiddles (computed per block
-// from two small per-size tables, so one product per twiddle and no per-stage global reads).
+// log2(n) butterfly stages run in a few passes of up to 9 stages each (3 passes at 2^24), every
+// pass holding 2^9 elements of a block in shared memory; inside a pass each thread takes 4
+// elements at a time and runs two stages on them in registers. Twiddles are read from one table
+// of omega^e, e < n/2, per size (the inverse reads omega^-e as -omega^(n/2 - e)), so a butterfly
+// costs one product, and none where its twiddle is omega^0 (all of stage 0, half of stage 1, ...).
 // Twiddle and coset tables are computed once per size (and shift) and kept; the scratch buffer
 // grows to the largest size seen. workspace_bytes() says how much device memory a size needs
 // beyond its data, before anything runs. One CudaNtt per stream; not thread-safe.
@@ -76,11 +78,13 @@ class CudaNtt {
   };
   void transform(Fr* d_data, const Domain& domain, Direction direction, Scaling scaling,
                  QuotientEpilogue epilogue, cudaStream_t stream);
-  const PowerTable& twiddles(const Domain& domain, Direction direction, cudaStream_t stream);
+  // omega^e for e < n/2, built once per size; the inverse transform reads it too.
+  const Fr* twiddles(const Domain& domain, cudaStream_t stream);
   const PowerTable& powers(const Fr& base, const Fr& factor, int lg_count, cudaStream_t stream);
 
   using TableKey = std::tuple<std::array<uint64_t, 4>, std::array<uint64_t, 4>, int>;
   std::map<TableKey, PowerTable> tables_;
+  std::map<int, cuda::DeviceBuffer<Fr>> twiddle_tables_;
   cuda::DeviceBuffer<Fr> scratch_;
 };
 
