@@ -8,7 +8,8 @@
 //   2. sort:        per window, the pairs sorted by bucket (CUB radix sort, c key bits);
 //   3. accumulate:  every bucket split into segments of at most GpuMsmPolicy::segment_points
 //                   points (so one hot bucket cannot stall the launch); one thread per segment
-//                   adds its points (mixed Jacobian + affine addition); then the segment sums of
+//                   adds its points into an XYZZ accumulator (ec/xyzz.hpp: 10 products per
+//                   point where Jacobian takes 11); then the segment sums of
 //                   each bucket are folded, fold_factor at a time, until one is left;
 //   4. reduce:      per window, sum_b b * bucket_b by running sums over ranges of buckets in
 //                   parallel (each range's offset added as a small multiple), then a block per
@@ -60,7 +61,11 @@ ZK_HD int32_t booth_digit(const uint64_t limbs[4], int w, int c) {
 // (its reduction uses full additions and runs on far fewer threads than the accumulation). With
 // bucket_cost = 58 the cost model picks c = 12 at 2^20 (within 2% of the best), 13 at 2^22 and
 // 16 at 2^24 and 2^26 (the best), 9 at 2^16 (11% over the best); the earlier bucket_cost = 4
-// picked c = 20 at 2^24 and 2^26: 12% and 18% slower.
+// picked c = 20 at 2^24 and 2^26: 12% and 18% slower. Swept again after the PTX field arithmetic
+// and the XYZZ buckets (same H200, 2026-11-29):
+//   2^22: c=12 46.2  c=13 44.3  c=14 44.2  c=15 47.3  c=16 48.8  c=17 44.8  c=18 48.6  c=20 63.9
+//   2^24: c=14 153.3 c=15 148.9 c=16 137.8 c=17 156.9 c=18 172.5 c=19 149.8 c=20 156.6
+// so the model's choices (13 at 2^22, 16 at 2^24) are still the best.
 struct GpuMsmPolicy {
   static constexpr int scalar_bits = 255;
   static constexpr int min_window_bits = 4;
@@ -71,6 +76,10 @@ struct GpuMsmPolicy {
   static constexpr uint32_t fold_factor = 16;
   // Threads of the bucket reduction, over all windows together.
   static constexpr uint32_t reduction_threads = 1u << 15;
+  // Blocks of 256 accumulating threads per SM. Left to itself ptxas gives the G1 accumulation
+  // 252 registers (one block, 12% occupancy, measured by ncu at 2^22: IPC 1.57, 65 of the MSM's
+  // 72 ms); two blocks cap it at 128 registers for 88 bytes of spills.
+  static constexpr int accumulate_blocks_per_sm = 2;
   // Cost of one bucket relative to one point (digits + sort + accumulation), fitted above.
   static constexpr double bucket_cost = 58.0;
 

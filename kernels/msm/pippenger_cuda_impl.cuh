@@ -2,6 +2,7 @@
 // included once per curve by pippenger_cuda_g1.cu and pippenger_cuda_g2.cu, which instantiate it
 // (two translation units so the two large instantiations compile in parallel).
 #pragma once
+#include "kernels/ec/xyzz.hpp"
 #include "kernels/msm/pippenger_cuda.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
@@ -128,9 +129,10 @@ __device__ __forceinline__ size_t bucket_of_segment(const uint32_t* starts, size
   return lo;
 }
 
-// 3. One thread per segment: its bucket by binary search over the segment starts.
+// 3. One thread per segment: its bucket by binary search over the segment starts. Registers are
+// capped so that GpuMsmPolicy::accumulate_blocks_per_sm blocks fit an SM (see there).
 template <class Curve>
-__global__ void accumulate_kernel(const ec::affine_t<Curve>* bases, const uint32_t* base_index,
+__global__ void __launch_bounds__(kThreads, GpuMsmPolicy::accumulate_blocks_per_sm) accumulate_kernel(const ec::affine_t<Curve>* bases, const uint32_t* base_index,
                                   const uint32_t* sorted_points, size_t n, uint32_t buckets_per_window,
                                   size_t buckets, const uint32_t* bucket_sizes,
                                   const uint32_t* bucket_starts, const uint32_t* segment_starts,
@@ -143,13 +145,13 @@ __global__ void accumulate_kernel(const ec::affine_t<Curve>* bases, const uint32
   const size_t bucket_begin = window * n + bucket_starts[bucket] - bucket_starts[window * buckets_per_window];
   const size_t begin = bucket_begin + (segment - segment_starts[bucket]) * GpuMsmPolicy::segment_points;
   const size_t end = min(begin + GpuMsmPolicy::segment_points, bucket_begin + bucket_sizes[bucket]);
-  Point acc = Point::infinity();
+  ec::xyzz_t<Curve> acc = ec::xyzz_t<Curve>::infinity();
   for (size_t p = begin; p < end; ++p) {
     const uint32_t entry = sorted_points[p], i = entry & ~kSignBit;
     const ec::affine_t<Curve> base = bases[base_index ? base_index[i] : i];
-    acc = acc + ((entry & kSignBit) ? -base : base);
+    acc += (entry & kSignBit) ? -base : base;
   }
-  segment_sums[segment] = acc;
+  segment_sums[segment] = acc.to_jacobian();
 }
 
 // 3b. Folding: a bucket's segment sums, in groups of fold_factor, become one sum each; repeated
