@@ -121,7 +121,8 @@ std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::
       "[workload]\npartitions = {}\nconstraints_per_partition = {}\nbytes_per_constraint = {}\n"
       "zero_scalar_share = {:.9g}\none_scalar_share = {:.9g}\n\n"
       "[policy]\nsynthesis_threads = {}\npartitions_in_flight = {}\nstaging = \"{}\"\npool_slabs = {}\n"
-      "host_budget_gib = {:.9g}\nworkers_per_gpu = {}\nsrs_residency = \"{}\"\nretry_limit = {}\n",
+      "pool_layout = \"{}\"\nhost_budget_gib = {:.9g}\nworkers_per_gpu = {}\nsrs_residency = \"{}\"\n"
+      "retry_limit = {}\n",
       safe_name(run.name), run.trace.string(), safe_name(run.name), includes,
       required(machine, "cores", run, "machine").get<std::uint64_t>(),
       required(machine, "pcie_h2d_gbps", run, "machine").get<double>(), settings.value("gpus", std::uint64_t(1)),
@@ -131,6 +132,7 @@ std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::
       required(settings, "synthesis_threads", run, "settings").get<std::uint64_t>(),
       required(settings, "partitions_in_flight", run, "settings").get<std::uint64_t>(), staging,
       staging == "pinned" ? required(settings, "pool_slabs", run, "settings").get<std::uint64_t>() : 0,
+      settings.value("pool_layout", std::string("per-host")),  // runs traced before the setting: one pool per host
       required(settings, "host_budget_bytes", run, "settings").get<double>() / double(1ull << 30),
       required(settings, "workers_per_gpu", run, "settings").get<std::uint64_t>(),
       settings.value("srs_residency", std::string("device")), settings.value("retry_limit", std::uint64_t(2)));

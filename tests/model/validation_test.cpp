@@ -266,6 +266,19 @@ TEST(Validation, ComparesAPointMeasuredSeveralTimesByTheMedianOfItsRuns) {
   EXPECT_NE(format_validation(result).find("| pm/sweep-t4-s2 | 3 |"), std::string::npos) << format_validation(result);
 }
 
+TEST(Validation, AMeasuredRunIsPredictedWithItsPinnedPoolLayout) {
+  const std::filesystem::path run_folder =
+      testing::source_dir() / "scenarios/calibration/traces/staging-h200-20261129T1157/poseidon-merkle/sweep-t4-s2";
+  std::vector<MeasuredRun> runs = find_measured_runs(run_folder);
+  ASSERT_EQ(runs.size(), 1u);
+  MeasuredRun run = runs.front();
+  const std::filesystem::path h2d = testing::source_dir() / "scenarios/calibration/h200-h2d.toml";
+  EXPECT_NE(scenario_toml_for_run(run, {h2d}).find("\npool_layout = \"per-host\"\n"), std::string::npos)
+      << "traced before the setting existed: one pool per host";
+  run.sidecar.settings["pool_layout"] = "per-gpu";
+  EXPECT_NE(scenario_toml_for_run(run, {h2d}).find("\npool_layout = \"per-gpu\"\n"), std::string::npos);
+}
+
 TEST(Validation, AFolderWithoutRunsToHoldOutIsAnError) {
   testing::ScratchDirectory scratch;
   ValidationOptions options;
