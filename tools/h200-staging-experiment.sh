@@ -34,6 +34,8 @@
 #   --sweep-constraints N     constraints per partition of the sweep (default: --constraints)
 #   --sweep-repeats N         measurements of each sweep point (default 1: runs sweep-t<T>-s<S>)
 #   --budget SIZE             host memory budget passed to every run (default: zkpipe's, 80% of free)
+#   --pool-layout L           per-host|per-gpu: the pinned runs' pool layout (default: zkpipe's, per-host);
+#                             every run uses every CUDA device (zkpipe prove's default)
 #   --out DIR                 where traces and the summary go
 #   --keys DIR                where proving keys are made once and reused (default out/keys)
 #   --zkpipe PATH             the binary (default build/tools/zkpipe)
@@ -59,6 +61,7 @@ sweep_slabs="1 2 4 8"
 sweep_constraints=
 sweep_repeats=1
 budget=()
+pool_layout=()
 out=$here/scenarios/calibration/traces/staging-$(hostname)-$(date -u +%Y%m%dT%H%M%SZ)
 keys=$here/out/keys
 
@@ -78,6 +81,7 @@ while [ $# -gt 0 ]; do
     --sweep-constraints) sweep_constraints=$2 ;;
     --sweep-repeats) sweep_repeats=$2 ;;
     --budget) budget=(--budget "$2") ;;
+    --pool-layout) pool_layout=(--pool-layout "$2") ;;
     --out) out=$2 ;;
     --keys) keys=$2 ;;
     --zkpipe) zkpipe=$2 ;;
@@ -117,7 +121,7 @@ run() {  # circuit constraints run-name staging threads slabs [extra zkpipe opti
   key=$(key_for "$circuit" "$run_constraints")
   mkdir -p "$dir"
   local slab_option=()
-  [ "$staging" = pinned ] && slab_option=(--pool-slabs "$slabs")
+  [ "$staging" = pinned ] && slab_option=(--pool-slabs "$slabs" "${pool_layout[@]}")
   echo "== $circuit $name: staging $staging, $run_threads synthesis threads${slabs:+, $slabs slabs} $*"
   if ! "$zkpipe" prove --key "$key" --backend "$backend" --partitions "${run_partitions:-$partitions}" --synthesis-threads "$run_threads" \
       --staging "$staging" "${slab_option[@]}" --workers "$workers" "${budget[@]}" --trace-dir "$dir" \
