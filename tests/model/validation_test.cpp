@@ -206,9 +206,10 @@ TEST(Validation, CalibratedOnPinnedRunsPredictsPageableOnes) {
 }
 
 // The H200 sweep at 2^22 (synthesis threads {4,8,12,16} x slabs {1,2,4,8}): calibrated on slabs
-// {1, 4}, slabs {2, 8} predicted (median of 101 seeds). Mean error 5.3 %, utilization within 4.7
-// points (the README's table; 6.1 % and 6.7 points before the witness split and the synthesis
-// times' spread were modelled); the rest is run-to-run noise of synthesis (model/README.md).
+// {1, 4}, slabs {2, 8} predicted (median of 101 seeds) against the median of each held-out point's
+// four runs (the sweep's and three repeats): mean error 3.0 %, utilization within 3.2 points, the
+// issue's targets being 5 % and 5 points (the README's table; with one run per point 5.3 % and 4.7
+// points, the rest being run-to-run noise of synthesis, model/README.md).
 TEST(Validation, PredictsTheH200SweepFromHalfOfIt) {
   testing::ScratchDirectory scratch;
   ValidationOptions options;
@@ -223,8 +224,9 @@ TEST(Validation, PredictsTheH200SweepFromHalfOfIt) {
   for (const ValidatedRun& run : result.runs) {
     EXPECT_TRUE(run.name.ends_with("-s2") || run.name.ends_with("-s8")) << run.name;
     EXPECT_EQ(run.simulated_seeds.front().partitions_completed, run.measured_repeats.front().partitions_completed) << run.name;
+    EXPECT_EQ(run.measured_repeats.size(), 4u) << run.name;
   }
-  EXPECT_LE(result.mean_abs_throughput_error_pct, 6.0) << format_validation(result);
+  EXPECT_LE(result.mean_abs_throughput_error_pct, 5.0) << format_validation(result);
   EXPECT_LE(result.max_abs_utilization_points, 5.0) << format_validation(result);
 }
 
