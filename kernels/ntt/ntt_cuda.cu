@@ -152,16 +152,8 @@ __global__ void twiddle_table_kernel(Fr* table, PowerTableView powers, uint32_t 
   if (e < count) table[e] = powers.at(e);
 }
 
-constexpr size_t kPassSharedBytes = sizeof(Fr) << kLgBlockElements;
-
-void configure_pass_kernel() {
-  static bool configured = [] {
-    CUDA_OK(cudaFuncSetAttribute(ntt_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(kPassSharedBytes)));
-    return true;
-  }();
-  (void)configured;
-}
+// A pass block's shared memory fits the 48 KiB every kernel may take without opting in.
+static_assert((sizeof(Fr) << kLgBlockElements) <= 48 * 1024);
 
 std::array<uint64_t, 4> limbs_of(const Fr& x) { return {x.l[0], x.l[1], x.l[2], x.l[3]}; }
 
@@ -232,7 +224,6 @@ const Fr* CudaNtt::twiddles(const Domain& domain, cudaStream_t stream) {
 
 void CudaNtt::transform(Fr* d_data, const Domain& domain, Direction direction, Scaling scaling,
                         QuotientEpilogue epilogue, cudaStream_t stream) {
-  configure_pass_kernel();
   auto plan = plan_ntt_passes(domain.lg_n);
   if (plan.size() > 1) scratch_.reserve(domain.n);
   const Fr* twiddle_table = twiddles(domain, stream);
