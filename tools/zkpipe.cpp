@@ -77,8 +77,8 @@ void run_setup(const SetupOptions& o) {
   circuit->synthesize(builder, /*witness_seed=*/0);
   r1cs::R1cs r1cs = builder.take();
   fmt::print("setup: {} constraints, {} public inputs, {} variables, domain 2^{} ({:.2f} s)\n",
-             r1cs.constraints.size(), r1cs.num_public, r1cs.num_vars,
-             r1cs::domain_lg_size(r1cs.constraints.size(), r1cs.num_public), seconds_since(t0));
+             r1cs.num_constraints(), r1cs.num_public, r1cs.num_vars,
+             r1cs::domain_lg_size(r1cs.num_constraints(), r1cs.num_public), seconds_since(t0));
   auto last = Clock::now();
   auto pk = groth16::setup(r1cs, groth16::ToxicWaste::from_seed(o.seed), circuit->spec(),
                            [&](std::string_view step) {

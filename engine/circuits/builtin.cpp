@@ -5,6 +5,7 @@
 #include "engine/circuits/poseidon.hpp"
 #include "engine/util/error.hpp"
 #include "engine/util/rng.hpp"
+#include "kernels/util/parallel.hpp"
 
 namespace zk::circuits {
 namespace {
@@ -18,16 +19,18 @@ constexpr int node_bits = 255;
 void decompose_into_bits(ConstraintSystem& cs, const LcValue& x) {
   uint64_t limbs[4];
   x.value.to_canonical(limbs);
+  const bool constraints = !cs.is_witness_generator();
   LC packed;
   Fr power = Fr::one();
   for (int i = 0; i < node_bits; ++i) {
     bool bit = (limbs[i / 64] >> (i % 64)) & 1;
     Variable b = cs.alloc_private(bit ? Fr::one() : Fr::zero());
+    if (!constraints) continue;
     cs.enforce(b, b, b);
     packed.add(b.index, power);
     power = power.dbl();
   }
-  cs.enforce(packed, r1cs::ONE, x.lc);
+  if (constraints) cs.enforce(packed, r1cs::ONE, x.lc);
 }
 
 class PoseidonMerkle final : public Circuit {
@@ -77,29 +80,37 @@ class PoseidonMerkle final : public Circuit {
     std::vector<std::pair<Variable, Variable>> publics;
     for (const auto& p : paths)
       publics.emplace_back(cs.alloc_public(p.root), cs.alloc_public(Fr::from_u64(p.index)));
+    const bool constraints = !cs.is_witness_generator();
     for (size_t k = 0; k < paths.size(); ++k) {
       const Path& p = paths[k];
-      LcValue cur{cs.alloc_private(p.leaf), p.leaf};
+      LcValue cur = LcValue::of(cs, cs.alloc_private(p.leaf), p.leaf);
       LC index_bits;
       for (int level = 0; level < depth_; ++level) {
         bool right = (p.index >> level) & 1;
         Fr bit_value = right ? Fr::one() : Fr::zero();
         Variable bit = cs.alloc_private(bit_value);
-        cs.enforce(bit, bit, bit);
-        index_bits.add(bit.index, Fr::from_u64(uint64_t{1} << level));
-        LcValue sibling{cs.alloc_private(p.siblings[level]), p.siblings[level]};
+        if (constraints) {
+          cs.enforce(bit, bit, bit);
+          index_bits.add(bit.index, Fr::from_u64(uint64_t{1} << level));
+        }
+        LcValue sibling = LcValue::of(cs, cs.alloc_private(p.siblings[level]), p.siblings[level]);
         decompose_into_bits(cs, sibling);
         // swap = bit * (sibling - cur); left = cur + swap; right = sibling - swap.
         Fr swap_value = bit_value * (sibling.value - cur.value);
         Variable swap = cs.alloc_private(swap_value);
-        cs.enforce(bit, sibling.lc - cur.lc, swap);
-        LcValue left{cur.lc + LC(swap), cur.value + swap_value};
-        LcValue rightv{sibling.lc - LC(swap), sibling.value - swap_value};
+        LcValue left{LC(), cur.value + swap_value}, rightv{LC(), sibling.value - swap_value};
+        if (constraints) {
+          cs.enforce(bit, sibling.lc - cur.lc, swap);
+          left.lc = cur.lc + LC(swap);
+          rightv.lc = sibling.lc - LC(swap);
+        }
         cur = poseidon_hash2_gadget(cs, left, rightv);
         decompose_into_bits(cs, cur);
       }
-      cs.enforce(cur.lc, r1cs::ONE, publics[k].first);
-      cs.enforce(index_bits, r1cs::ONE, publics[k].second);
+      if (constraints) {
+        cs.enforce(cur.lc, r1cs::ONE, publics[k].first);
+        cs.enforce(index_bits, r1cs::ONE, publics[k].second);
+      }
     }
   }
 
@@ -119,32 +130,42 @@ class Dense final : public Circuit {
   // v_{-3..-1} are x (public) and two private seeds; out = v_last is public.
   void synthesize(ConstraintSystem& cs, uint64_t witness_seed) const override {
     uint64_t chain = spec().target_constraints - 1;
-    Rng structure(0x64656e7365ull);  // "dense": constants depend on the spec only
+    // The constants depend on the spec only. Each block of links draws them from its own stream
+    // ("dense" + block), so they are drawn on every core the caller may use.
+    struct Link {
+      Fr k, c, d;
+    };
+    constexpr uint64_t block_links = 4096;
+    std::vector<Link> links(chain);
+    parallel_for((chain + block_links - 1) / block_links, [&](size_t first, size_t last) {
+      for (size_t block = first; block < last; ++block) {
+        Rng structure(0x64656e7365ull + block);
+        for (uint64_t i = block * block_links; i < std::min(chain, (block + 1) * block_links); ++i)
+          links[i] = {structure.field<Fr>(), structure.field<Fr>(), structure.field<Fr>()};
+      }
+    });
     Rng witness(witness_seed);
-    std::vector<Fr> k(chain), c(chain), d(chain);
-    for (uint64_t i = 0; i < chain; ++i) {
-      k[i] = structure.field<Fr>();
-      c[i] = structure.field<Fr>();
-      d[i] = structure.field<Fr>();
-    }
     Fr x = witness.field<Fr>(), s1 = witness.field<Fr>(), s2 = witness.field<Fr>();
     std::vector<Fr> values{s2, s1, x};  // v_{-3}, v_{-2}, v_{-1}
     values.reserve(chain + 3);
     for (uint64_t i = 0; i < chain; ++i) {
       const Fr* v = &values[i];
-      values.push_back((v[2] + k[i] * v[1] + c[i]) * (v[0] + d[i]));
+      values.push_back((v[2] + links[i].k * v[1] + links[i].c) * (v[0] + links[i].d));
     }
     Variable x_var = cs.alloc_public(x);
     Variable out_var = cs.alloc_public(values.back());
     std::vector<Variable> vars{cs.alloc_private(s2), cs.alloc_private(s1), x_var};
     vars.reserve(chain + 3);
+    const bool constraints = !cs.is_witness_generator();
     for (uint64_t i = 0; i < chain; ++i) {
       Variable next = cs.alloc_private(values[i + 3]);
       const Variable* v = &vars[i];
-      cs.enforce(LC(v[2]) + LC(v[1]) * k[i] + LC::constant(c[i]), LC(v[0]) + LC::constant(d[i]), next);
+      if (constraints)
+        cs.enforce(LC(v[2]) + LC(v[1]) * links[i].k + LC::constant(links[i].c), LC(v[0]) + LC::constant(links[i].d),
+                   next);
       vars.push_back(next);
     }
-    cs.enforce(vars.back(), r1cs::ONE, out_var);
+    if (constraints) cs.enforce(vars.back(), r1cs::ONE, out_var);
   }
 };
 

@@ -56,30 +56,31 @@ namespace {
 // x^5 with three constraints: x*x = x2, x2*x2 = x4, x4*x = x5.
 LcValue sbox_gadget(ConstraintSystem& cs, const LcValue& x) {
   Fr x2 = x.value.sqr(), x4 = x2.sqr(), x5 = x4 * x.value;
-  auto v2 = cs.alloc_private(x2);
-  cs.enforce(x.lc, x.lc, v2);
-  auto v4 = cs.alloc_private(x4);
-  cs.enforce(v2, v2, v4);
-  auto v5 = cs.alloc_private(x5);
-  cs.enforce(v4, x.lc, v5);
-  return {v5, x5};
+  auto v2 = cs.alloc_private(x2), v4 = cs.alloc_private(x4), v5 = cs.alloc_private(x5);
+  if (!cs.is_witness_generator()) {
+    cs.enforce(x.lc, x.lc, v2);
+    cs.enforce(v2, v2, v4);
+    cs.enforce(v4, x.lc, v5);
+  }
+  return LcValue::of(cs, v5, x5);
 }
 
 // Replaces a long linear combination by a fresh variable (lc * 1 = v).
 LcValue materialize(ConstraintSystem& cs, const LcValue& x) {
   auto v = cs.alloc_private(x.value);
-  cs.enforce(x.lc, r1cs::ONE, v);
-  return {v, x.value};
+  if (!cs.is_witness_generator()) cs.enforce(x.lc, r1cs::ONE, v);
+  return LcValue::of(cs, v, x.value);
 }
 
 }  // namespace
 
 LcValue poseidon_hash2_gadget(ConstraintSystem& cs, const LcValue& left, const LcValue& right) {
   const auto& p = PoseidonParams::get();
+  const bool constraints = !cs.is_witness_generator();
   std::array<LcValue, 3> state{left, right, LcValue{LC(), Fr::zero()}};
   for (int r = 0; r < PoseidonParams::rounds; ++r) {
     for (int i = 0; i < 3; ++i) {
-      state[i].lc = state[i].lc + LC::constant(p.round_constants[r][i]);
+      if (constraints) state[i].lc.add(r1cs::ONE.index, p.round_constants[r][i]);
       state[i].value += p.round_constants[r][i];
     }
     bool full = is_full_round(r);
@@ -88,7 +89,7 @@ LcValue poseidon_hash2_gadget(ConstraintSystem& cs, const LcValue& left, const L
     for (int i = 0; i < 3; ++i) {
       mixed[i] = {LC(), Fr::zero()};
       for (int j = 0; j < 3; ++j) {
-        mixed[i].lc.add(state[j].lc, p.mds[i][j]);
+        if (constraints) mixed[i].lc.add(state[j].lc, p.mds[i][j]);
         mixed[i].value += p.mds[i][j] * state[j].value;
       }
     }

@@ -31,12 +31,19 @@ struct PoseidonParams {
 // Two-to-one compression: the first element of permute(left, right, 0).
 Fr poseidon_hash2(const Fr& left, const Fr& right);
 
-// The same function in a circuit: allocates the S-box outputs as private variables and returns
-// the output as a linear combination. `left_value`/`right_value` are the inputs' values.
+// A circuit value: the linear combination it stands for and its value in the witness. The
+// combination is left empty when the constraint system only generates the witness.
 struct LcValue {
   LC lc;
   Fr value;
+  // Variable `v` holding `value`.
+  static LcValue of(const ConstraintSystem& cs, r1cs::Variable v, const Fr& value) {
+    return {cs.is_witness_generator() ? LC() : LC(v), value};
+  }
 };
+
+// The same function in a circuit: allocates the S-box outputs as private variables and returns
+// the output as a linear combination with its value.
 LcValue poseidon_hash2_gadget(ConstraintSystem& cs, const LcValue& left, const LcValue& right);
 
 }  // namespace zk::circuits

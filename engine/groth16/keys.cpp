@@ -1,6 +1,9 @@
 #include "engine/groth16/keys.hpp"
 
+#include <atomic>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <fstream>
 
 #include "engine/util/error.hpp"
@@ -10,7 +13,7 @@ namespace zk::groth16 {
 namespace {
 
 constexpr char magic[8] = {'Z', 'K', 'P', 'I', 'P', 'E', 'P', 'K'};
-constexpr uint32_t format_version = 1;
+constexpr uint32_t format_version = 2;  // 2: the constraint matrices follow the points
 constexpr uint32_t max_name_bytes = 64;
 constexpr uint32_t max_lg_domain = 28;
 
@@ -63,7 +66,7 @@ class Reader {
     uint64_t at = offset_;
     auto count = value<uint64_t>(what);
     if (count != expected_count)
-      fail("{}: at byte {}: {} has {} points, the header implies {}; the file is corrupt",
+      fail("{}: at byte {}: {} has {} entries, the header implies {}; the file is corrupt",
            path_.string(), at, what, count, expected_count);
     std::vector<T> v(count);
     bytes(v.data(), count * sizeof(T), what);
@@ -79,24 +82,58 @@ class Reader {
   uint64_t size_ = 0, offset_ = 0;
 };
 
-// Every point must be reduced and on the curve; reports the first bad one.
+// Reports the first entry i < count for which bad(i) holds ("entry i of <what> <problem>"), in an
+// array of `entry_bytes` per entry that ends at byte `array_end`.
+template <class IsBad>
+void check_entries(const Reader& r, size_t count, size_t entry_bytes, uint64_t array_end, IsBad&& bad,
+                   const char* what, const char* problem) {
+  std::atomic<size_t> first_bad = count;
+  parallel_for(count, [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i)
+      if (bad(i)) {
+        size_t seen = first_bad.load();
+        while (i < seen && !first_bad.compare_exchange_weak(seen, i)) {
+        }
+        return;
+      }
+  }, 4096);
+  if (size_t i = first_bad.load(); i < count)
+    fail("{}: at byte {}: entry {} of {} {}; the file is corrupt", r.path().string(),
+         array_end - (count - i) * entry_bytes, i, what, problem);
+}
+
+// Every point must be reduced and on the curve.
 template <class Point>
 void check_points(const Reader& r, const std::vector<Point>& points, uint64_t array_end, const char* what) {
-  std::vector<uint8_t> bad(points.size());
-  parallel_for(points.size(), [&](size_t b, size_t e) {
-    for (size_t i = b; i < e; ++i) bad[i] = !bls12_381::is_valid_encoding(points[i]);
-  }, 4096);
-  for (size_t i = 0; i < points.size(); ++i)
-    if (bad[i])
-      fail("{}: at byte {}: point {} of {} is not on the curve; the file is corrupt",
-           r.path().string(), array_end - (points.size() - i) * sizeof(Point), i, what);
+  check_entries(r, points.size(), sizeof(Point), array_end,
+                [&](size_t i) { return !bls12_381::is_valid_encoding(points[i]); }, what, "is not on the curve");
+}
+
+void write_matrix(Writer& w, const r1cs::SparseRows& m) {
+  w.array(m.row_start), w.array(m.column), w.array(m.coeff);
+}
+
+r1cs::SparseRows read_matrix(Reader& r, const ProvingKey& pk, const std::string& name) {
+  r1cs::SparseRows m;
+  const std::string rows = name + " row starts", columns = name + " columns", coeffs = name + " coefficients";
+  m.row_start = r.array<uint64_t>(pk.num_constraints + 1, rows.c_str());
+  check_entries(r, m.row_start.size(), sizeof(uint64_t), r.offset(),
+                [&](size_t i) { return i == 0 ? m.row_start[0] != 0 : m.row_start[i] < m.row_start[i - 1]; },
+                rows.c_str(), "breaks the order (0 first, then never decreasing)");
+  m.column = r.array<uint32_t>(m.row_start.back(), columns.c_str());
+  check_entries(r, m.column.size(), sizeof(uint32_t), r.offset(), [&](size_t i) { return m.column[i] >= pk.num_vars; },
+                columns.c_str(), "names a variable beyond the key's variable count");
+  m.coeff = r.array<r1cs::Fr>(m.row_start.back(), coeffs.c_str());
+  check_entries(r, m.coeff.size(), sizeof(r1cs::Fr), r.offset(), [&](size_t i) { return !m.coeff[i].is_reduced(); },
+                coeffs.c_str(), "is not a field element (not below r)");
+  return m;
 }
 
 }  // namespace
 
 uint64_t ProvingKey::bytes() const {
   return (ic.size() + a.size() + b1.size() + l.size() + h.size()) * sizeof(G1Affine) +
-         b2.size() * sizeof(G2Affine);
+         b2.size() * sizeof(G2Affine) + constraints.bytes();
 }
 
 void write_proving_key(const ProvingKey& pk, const std::filesystem::path& path) {
@@ -113,6 +150,9 @@ void write_proving_key(const ProvingKey& pk, const std::filesystem::path& path) 
   w.value(pk.alpha1), w.value(pk.beta1), w.value(pk.delta1);
   w.value(pk.beta2), w.value(pk.gamma2), w.value(pk.delta2);
   w.array(pk.ic), w.array(pk.a), w.array(pk.b1), w.array(pk.l), w.array(pk.h), w.array(pk.b2);
+  if (pk.constraints.rows() != pk.num_constraints)
+    throw std::invalid_argument("write_proving_key: the key carries no constraint matrices (a circom key?)");
+  write_matrix(w, pk.constraints.a), write_matrix(w, pk.constraints.b), write_matrix(w, pk.constraints.c);
 }
 
 ProvingKey read_proving_key(const std::filesystem::path& path) {
@@ -145,11 +185,12 @@ ProvingKey read_proving_key(const std::filesystem::path& path) {
          pk.num_vars);
   uint64_t g1_points = (pk.num_public + 1) + 2ull * pk.num_vars + (pk.num_vars - pk.num_public - 1) +
                        (uint64_t{1} << pk.lg_domain) + 3;
-  uint64_t expected_size = r.offset() + g1_points * sizeof(G1Affine) +
-                           (pk.num_vars + 3ull) * sizeof(G2Affine) + 6 * sizeof(uint64_t);
-  if (r.size() != expected_size)
-    fail("{}: the file has {} bytes, its header implies {}; the file is truncated or corrupt",
-         path.string(), r.size(), expected_size);
+  // The points and the matrices' row starts; the matrices' entries follow.
+  uint64_t least_size = r.offset() + g1_points * sizeof(G1Affine) + (pk.num_vars + 3ull) * sizeof(G2Affine) +
+                        6 * sizeof(uint64_t) + 3 * (pk.num_constraints + 4) * sizeof(uint64_t);
+  if (r.size() < least_size)
+    fail("{}: the file has {} bytes, its header implies at least {}; the file is truncated or corrupt",
+         path.string(), r.size(), least_size);
   pk.alpha1 = r.value<G1Affine>("alpha1");
   pk.beta1 = r.value<G1Affine>("beta1");
   pk.delta1 = r.value<G1Affine>("delta1");
@@ -172,6 +213,12 @@ ProvingKey read_proving_key(const std::filesystem::path& path) {
   check_points(r, pk.h, r.offset(), "h");
   pk.b2 = r.array<G2Affine>(pk.num_vars, "b2");
   check_points(r, pk.b2, r.offset(), "b2");
+  pk.constraints.a = read_matrix(r, pk, "matrix A");
+  pk.constraints.b = read_matrix(r, pk, "matrix B");
+  pk.constraints.c = read_matrix(r, pk, "matrix C");
+  if (r.offset() != r.size())
+    fail("{}: {} bytes follow the key's last matrix at byte {}; the file is corrupt", path.string(),
+         r.size() - r.offset(), r.offset());
   return pk;
 }
 

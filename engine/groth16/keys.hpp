@@ -6,14 +6,19 @@
 // (u32 length + bytes), u64 target constraints, u64 constraints, u32 public, u32 vars,
 // u32 lg_domain, then alpha1 beta1 delta1 (G1), beta2 gamma2 delta2 (G2), then the point arrays
 // ic, a, b1, l, h (G1) and b2 (G2), each as u64 count + points. Points are affine, coordinates
-// in Montgomery form; infinity is all zero. read_proving_key() checks every header field, every
-// count against the header and the file's size, and every point against the curve, and throws
-// zk::Error naming the file, byte offset and what was expected.
+// in Montgomery form; infinity is all zero. Then the constraint matrices A, B, C (version 2), each
+// as three arrays (u64 count + values): row starts (u64, constraints + 1 of them), columns (u32)
+// and coefficients (Fr, Montgomery form), as snarkjs's zkey carries its coefficients, so that a
+// proof's rows come from the key and the witness alone. read_proving_key() checks every header
+// field, every count against the header and the file's size, every point against the curve and
+// every matrix entry (rows ordered, columns below the variable count, coefficients reduced), and
+// throws zk::Error naming the file, byte offset and what was expected.
 #pragma once
 #include <filesystem>
 #include <vector>
 
 #include "engine/circuits/circuit.hpp"
+#include "engine/r1cs/r1cs.hpp"
 #include "kernels/ec/bls12-381.hpp"
 
 namespace zk::groth16 {
@@ -42,10 +47,12 @@ struct ProvingKey {
   std::vector<G1Affine> l;   // private variables (snarkjs's C section)
   std::vector<G1Affine> h;   // 2^lg_domain points
   std::vector<G2Affine> b2;  // every variable
+  // Of a built-in circuit's key; empty in a key read from a circom .zkey (its rows come from the file).
+  r1cs::ConstraintMatrices constraints;
 
   size_t domain_size() const { return size_t{1} << lg_domain; }
   VerifyingKey verifying_key() const { return {alpha1, beta2, gamma2, delta2, ic}; }
-  uint64_t bytes() const;
+  uint64_t bytes() const;  // points and matrices
 };
 
 void write_proving_key(const ProvingKey& pk, const std::filesystem::path& path);

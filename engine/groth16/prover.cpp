@@ -9,17 +9,18 @@ std::vector<Fr> synthesize(const circuits::Circuit& circuit, uint64_t witness_se
                            const ProvingKey& pk, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c,
                            PhaseLog* log) {
   auto scope = timed(log, "synth", pk.num_constraints);
-  r1cs::WitnessEvaluator evaluator(a, b, c);
-  circuit.synthesize(evaluator, witness_seed);
-  if (evaluator.num_constraints() != pk.num_constraints || evaluator.num_public() != pk.num_public)
-    fail("the proving key was made for another circuit ({} constraints, {} public inputs); "
-         "'{}' at size {} has {} constraints and {} public inputs: run `zkpipe setup` for it",
-         pk.num_constraints, pk.num_public, circuit.spec().name, circuit.spec().target_constraints,
-         evaluator.num_constraints(), evaluator.num_public());
-  auto z = evaluator.finish();
-  if (z.size() != pk.num_vars)
-    fail("the proving key has {} variables but the circuit allocated {}: make the key again",
-         pk.num_vars, z.size());
+  if (pk.constraints.rows() != pk.num_constraints)
+    fail("the proving key carries no constraint matrices (a key from a circom .zkey?); a built-in circuit "
+         "needs a key from `zkpipe setup`");
+  r1cs::WitnessGenerator witness;
+  circuit.synthesize(witness, witness_seed);
+  const uint32_t num_public = witness.num_public();
+  auto z = witness.take();
+  if (num_public != pk.num_public || z.size() != pk.num_vars)
+    fail("the proving key was made for another circuit ({} public inputs, {} variables); '{}' at size {} has {} "
+         "public inputs and {} variables: run `zkpipe setup` for it",
+         pk.num_public, pk.num_vars, circuit.spec().name, circuit.spec().target_constraints, num_public, z.size());
+  r1cs::evaluate_rows(pk.constraints, z, num_public, a, b, c);
   return z;
 }
 

@@ -20,9 +20,10 @@ struct Proof {
   G1Affine c;
 };
 
-// Runs `circuit` with the witness of `witness_seed` into a, b, c (each domain_size() long) and
-// returns the assignment z. Throws zk::Error if the circuit does not match the key or the
-// witness does not satisfy it.
+// Generates the witness of `witness_seed` for `circuit` (one thread), evaluates its rows into a,
+// b, c (each domain_size() long) from the key's constraint matrices (every core the calling
+// thread may use: worker_threads()) and returns the assignment z. Throws zk::Error if the
+// circuit does not match the key or the witness does not satisfy it.
 std::vector<Fr> synthesize(const circuits::Circuit& circuit, uint64_t witness_seed,
                            const ProvingKey& pk, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c,
                            PhaseLog* log = nullptr);

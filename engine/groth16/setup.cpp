@@ -53,7 +53,7 @@ ProvingKey setup(const r1cs::R1cs& r1cs, const ToxicWaste& waste, const circuits
   auto step = [&](std::string_view name) {
     if (progress) progress(name);
   };
-  const size_t m = r1cs.constraints.size();
+  const size_t m = r1cs.num_constraints();
   const uint32_t num_public = r1cs.num_public, num_vars = r1cs.num_vars;
   const int lg = r1cs::domain_lg_size(m, num_public);
   const ntt::Domain domain(lg);
@@ -67,12 +67,15 @@ ProvingKey setup(const r1cs::R1cs& r1cs, const ToxicWaste& waste, const circuits
 
   step("u, v, w at tau");
   std::vector<Fr> u(num_vars, Fr::zero()), v(num_vars, Fr::zero()), w(num_vars, Fr::zero());
-  for (size_t c = 0; c < m; ++c) {
-    const auto& con = r1cs.constraints[c];
-    for (const auto& t : con.a.terms()) u[t.var] += t.coeff * lagrange[c];
-    for (const auto& t : con.b.terms()) v[t.var] += t.coeff * lagrange[c];
-    for (const auto& t : con.c.terms()) w[t.var] += t.coeff * lagrange[c];
-  }
+  // Column sums of each matrix weighted by the Lagrange basis: u_j = sum_c A[c][j] L_c(tau).
+  auto weighted_columns = [&](const r1cs::SparseRows& matrix, std::vector<Fr>& out) {
+    for (size_t c = 0; c < m; ++c)
+      for (uint64_t k = matrix.row_start[c]; k < matrix.row_start[c + 1]; ++k)
+        out[matrix.column[k]] += matrix.coeff[k] * lagrange[c];
+  };
+  weighted_columns(r1cs.matrices.a, u);
+  weighted_columns(r1cs.matrices.b, v);
+  weighted_columns(r1cs.matrices.c, w);
   for (uint32_t s = 0; s <= num_public; ++s) u[s] += lagrange[m + s];
   lagrange = {};
 
@@ -95,6 +98,7 @@ ProvingKey setup(const r1cs::R1cs& r1cs, const ToxicWaste& waste, const circuits
   pk.num_public = num_public;
   pk.num_vars = num_vars;
   pk.lg_domain = static_cast<uint32_t>(lg);
+  pk.constraints = r1cs.matrices;
 
   std::unique_ptr<FixedBaseMultiplier> cpu;
   if (!fixed_base) fixed_base = (cpu = std::make_unique<CpuFixedBase>()).get();

@@ -5,7 +5,7 @@
 // then the private witness. Circuits therefore allocate every public input before the first
 // private one (an alloc_public after an alloc_private throws std::logic_error). A circuit runs the
 // same sequence of calls whatever its witness, so one synthesis builds the R1CS (R1csBuilder,
-// for setup) and another evaluates a/b/c for a proof (WitnessEvaluator, for proving).
+// for setup) and another records the witness for a proof (WitnessGenerator, for proving).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -58,13 +58,6 @@ class LinearCombination {
   }
   const std::vector<Term>& terms() const { return terms_; }
 
-  // <this, z> for the full assignment z (z[0] = 1).
-  Fr evaluate(const std::vector<Fr>& z) const {
-    Fr sum = Fr::zero();
-    for (const auto& t : terms_) sum += t.coeff * z[t.var];
-    return sum;
-  }
-
  private:
   std::vector<Term> terms_;
 };
@@ -77,6 +70,10 @@ class ConstraintSystem {
   virtual Variable alloc_private(const Fr& value) = 0;
   // Enforces <a,z> * <b,z> = <c,z>.
   virtual void enforce(const LC& a, const LC& b, const LC& c) = 0;
+  // True when only the assignment is wanted and enforce() is ignored (bellperson's
+  // is_witness_generator): a circuit may then skip building linear combinations and enforce()
+  // calls, provided it allocates exactly the same variables with the same values.
+  virtual bool is_witness_generator() const { return false; }
 };
 
 }  // namespace zk::r1cs

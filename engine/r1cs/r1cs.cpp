@@ -1,9 +1,11 @@
 #include "engine/r1cs/r1cs.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
 
 #include "engine/util/error.hpp"
+#include "kernels/util/parallel.hpp"
 
 namespace zk::r1cs {
 
@@ -11,6 +13,27 @@ int domain_lg_size(size_t num_constraints, size_t num_public) {
   int lg = 0;
   while ((size_t{1} << lg) <= num_constraints + num_public) ++lg;
   return lg;
+}
+
+void SparseRows::append_row(const LC& lc) {
+  for (const auto& t : lc.terms()) {
+    column.push_back(t.var);
+    coeff.push_back(t.coeff);
+  }
+  row_start.push_back(column.size());
+}
+
+Fr SparseRows::dot(size_t row, std::span<const Fr> z) const {
+  Fr sum = Fr::zero();
+  for (uint64_t k = row_start[row]; k < row_start[row + 1]; ++k) sum += coeff[k] * z[column[k]];
+  return sum;
+}
+
+uint64_t ConstraintMatrices::bytes() const {
+  uint64_t total = 0;
+  for (const SparseRows* m : {&a, &b, &c})
+    total += m->row_start.size() * sizeof(uint64_t) + m->terms() * (sizeof(uint32_t) + sizeof(Fr));
+  return total;
 }
 
 namespace {
@@ -35,56 +58,54 @@ Variable R1csBuilder::alloc_private(const Fr& value) {
 }
 
 void R1csBuilder::enforce(const LC& a, const LC& b, const LC& c) {
-  r1cs_.constraints.push_back({a, b, c});
+  r1cs_.matrices.a.append_row(a);
+  r1cs_.matrices.b.append_row(b);
+  r1cs_.matrices.c.append_row(c);
 }
 
-WitnessEvaluator::WitnessEvaluator(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c)
-    : a_(a), b_(b), c_(c) {
-  if (a.size() != b.size() || a.size() != c.size())
-    throw std::invalid_argument("WitnessEvaluator: a, b, c buffers differ in size");
-}
-
-Variable WitnessEvaluator::alloc_public(const Fr& value) {
+Variable WitnessGenerator::alloc_public(const Fr& value) {
   check_public_first(private_seen_);
   num_public_++;
   z_.push_back(value);
   return {static_cast<uint32_t>(z_.size() - 1)};
 }
 
-Variable WitnessEvaluator::alloc_private(const Fr& value) {
+Variable WitnessGenerator::alloc_private(const Fr& value) {
   private_seen_ = true;
   z_.push_back(value);
   return {static_cast<uint32_t>(z_.size() - 1)};
 }
 
-void WitnessEvaluator::enforce(const LC& a, const LC& b, const LC& c) {
-  if (row_ >= a_.size())
-    fail("synthesis: the circuit has more constraints than the proving key's domain of {} rows; "
-         "the key was made for a different circuit or size", a_.size());
-  Fr av = a.evaluate(z_), bv = b.evaluate(z_), cv = c.evaluate(z_);
-  if (av * bv != cv)
+void evaluate_rows(const ConstraintMatrices& matrices, std::span<const Fr> z, uint32_t num_public,
+                   std::span<Fr> a, std::span<Fr> b, std::span<Fr> c) {
+  if (a.size() != b.size() || a.size() != c.size())
+    throw std::invalid_argument("evaluate_rows: a, b, c buffers differ in size");
+  const size_t m = matrices.rows();
+  if (m + num_public + 1 > a.size())
+    fail("synthesis: {} constraints and {} public inputs do not fit a domain of {} rows", m, num_public, a.size());
+  // The first unsatisfied row over all threads (m: none), so the error is the same on any core count.
+  std::atomic<size_t> first_unsatisfied = m;
+  parallel_for(a.size(), [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < std::min(end, m); ++i) {
+      a[i] = matrices.a.dot(i, z);
+      b[i] = matrices.b.dot(i, z);
+      c[i] = matrices.c.dot(i, z);
+      if (a[i] * b[i] != c[i]) {
+        size_t seen = first_unsatisfied.load();
+        while (i < seen && !first_unsatisfied.compare_exchange_weak(seen, i)) {
+        }
+        return;
+      }
+    }
+    for (size_t i = std::max(begin, m); i < end; ++i) {
+      a[i] = i - m <= num_public ? z[i - m] : Fr::zero();
+      b[i] = Fr::zero();
+      c[i] = Fr::zero();
+    }
+  }, 4096);
+  if (first_unsatisfied.load() < m)
     fail("synthesis: the witness does not satisfy constraint {} (a*b != c); no proof is made "
-         "for an invalid witness", row_);
-  a_[row_] = av;
-  b_[row_] = bv;
-  c_[row_] = cv;
-  ++row_;
-}
-
-std::vector<Fr> WitnessEvaluator::finish() {
-  if (row_ + num_public_ + 1 > a_.size())
-    fail("synthesis: {} constraints and {} public inputs do not fit a domain of {} rows", row_,
-         num_public_, a_.size());
-  for (uint32_t s = 0; s <= num_public_; ++s) {
-    a_[row_ + s] = z_[s];
-    b_[row_ + s] = Fr::zero();
-    c_[row_ + s] = Fr::zero();
-  }
-  size_t used = row_ + num_public_ + 1;
-  std::fill(a_.begin() + used, a_.end(), Fr::zero());
-  std::fill(b_.begin() + used, b_.end(), Fr::zero());
-  std::fill(c_.begin() + used, c_.end(), Fr::zero());
-  return std::move(z_);
+         "for an invalid witness", first_unsatisfied.load());
 }
 
 }  // namespace zk::r1cs

@@ -1,12 +1,17 @@
-// r1cs.hpp — a rank-1 constraint system as matrices (for setup), the R1csBuilder that records it
-// from a circuit, and the WitnessEvaluator that computes a proof's inputs from a circuit.
+// r1cs.hpp — a rank-1 constraint system as three sparse matrices A, B, C (one row per
+// constraint), the R1csBuilder that records them from a circuit, the WitnessGenerator that
+// records only a circuit's assignment z, and evaluate_rows(), which turns the two into a proof's
+// inputs.
 //
-// WitnessEvaluator is synthesis as a prover needs it (bellperson's ProvingAssignment): for each
-// constraint row it writes a_i = <A_i,z>, b_i = <B_i,z>, c_i = <C_i,z> into caller-provided
-// buffers (pageable vectors or pinned slabs), then the snarkjs extra rows (row m+s has a = z_s,
-// s = 0..num_public) and zeros up to the domain size. It checks a_i * b_i = c_i on every row and
-// throws zk::Error naming the first unsatisfied constraint: a wrong witness never becomes a proof.
+// Synthesis for a proof is witness generation then rows (as snarkjs/rapidsnark split it): the
+// circuit runs once against a WitnessGenerator, which tells it to skip building linear
+// combinations, and evaluate_rows() computes a_i = <A_i,z>, b_i = <B_i,z>, c_i = <C_i,z> from the
+// matrices the proving key carries, on every core, into caller-provided buffers (pageable vectors
+// or pinned slabs). It writes the snarkjs extra rows (row m+s has a = z_s, s = 0..num_public) and
+// zeros up to the domain size, checks a_i * b_i = c_i on every row and throws zk::Error naming
+// the first unsatisfied constraint: a wrong witness never becomes a proof.
 #pragma once
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -14,18 +19,34 @@
 
 namespace zk::r1cs {
 
-struct Constraint {
-  LC a, b, c;
+// Compressed sparse rows: row i's terms are [row_start[i], row_start[i + 1]) of column/coeff.
+struct SparseRows {
+  std::vector<uint64_t> row_start{0};
+  std::vector<uint32_t> column;
+  std::vector<Fr> coeff;
+
+  size_t rows() const { return row_start.size() - 1; }
+  size_t terms() const { return column.size(); }
+  void append_row(const LC& lc);
+  // <row i, z>.
+  Fr dot(size_t row, std::span<const Fr> z) const;
+  bool operator==(const SparseRows&) const = default;
+};
+
+struct ConstraintMatrices {
+  SparseRows a, b, c;
+  size_t rows() const { return a.rows(); }
+  uint64_t bytes() const;
+  bool operator==(const ConstraintMatrices&) const = default;
 };
 
 struct R1cs {
   uint32_t num_public = 0;  // public inputs, not counting ONE
   uint32_t num_vars = 1;    // ONE + public + private
-  std::vector<Constraint> constraints;
+  ConstraintMatrices matrices;
   std::vector<Fr> assignment;  // z, as recorded while building (z[0] = 1)
 
-  // Rows of the Groth16 domain: the constraints plus one row per public variable and ONE.
-  size_t rows() const { return constraints.size() + num_public + 1; }
+  size_t num_constraints() const { return matrices.rows(); }
 };
 
 // log2 of the smallest power of two strictly greater than constraints + public inputs (snarkjs).
@@ -44,26 +65,27 @@ class R1csBuilder final : public ConstraintSystem {
   bool private_seen_ = false;
 };
 
-class WitnessEvaluator final : public ConstraintSystem {
+// Records z and nothing else; enforce() is ignored, and is_witness_generator() lets circuits skip
+// building the linear combinations they would pass to it.
+class WitnessGenerator final : public ConstraintSystem {
  public:
-  // a, b, c must each hold at least the domain size; rows beyond the circuit are zero-filled by
-  // finish().
-  WitnessEvaluator(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c);
   Variable alloc_public(const Fr& value) override;
   Variable alloc_private(const Fr& value) override;
-  void enforce(const LC& a, const LC& b, const LC& c) override;
-  // Appends the public-input rows and zero-fills; returns the full assignment z.
-  std::vector<Fr> finish();
+  void enforce(const LC&, const LC&, const LC&) override {}
+  bool is_witness_generator() const override { return true; }
 
-  size_t num_constraints() const { return row_; }
   uint32_t num_public() const { return num_public_; }
+  std::vector<Fr> take() { return std::move(z_); }
 
  private:
-  std::span<Fr> a_, b_, c_;
   std::vector<Fr> z_{Fr::one()};
-  size_t row_ = 0;
   uint32_t num_public_ = 0;
   bool private_seen_ = false;
 };
+
+// Fills a, b, c (each the domain size, at least rows() + num_public + 1) from the matrices and the
+// full assignment z, as described atop this file, on up to worker_threads() threads.
+void evaluate_rows(const ConstraintMatrices& matrices, std::span<const Fr> z, uint32_t num_public,
+                   std::span<Fr> a, std::span<Fr> b, std::span<Fr> c);
 
 }  // namespace zk::r1cs

@@ -25,7 +25,13 @@ class BadInput : public ::testing::Test {
     auto circuit = circuits::make_circuit({"dense", 100});
     r1cs::R1csBuilder builder;
     circuit->synthesize(builder, 0);
-    write_proving_key(setup(builder.take(), ToxicWaste::from_seed(1), circuit->spec()), key());
+    pk_ = setup(builder.take(), ToxicWaste::from_seed(1), circuit->spec());
+    write_proving_key(pk_, key());
+  }
+  // Byte offset where matrix C's columns start: the key ends with C's columns then coefficients.
+  size_t c_columns_at(size_t file_bytes) const {
+    const auto& c = pk_.constraints.c;
+    return file_bytes - c.terms() * (sizeof(uint32_t) + sizeof(Fr)) - sizeof(uint64_t);
   }
   void TearDown() override { fs::remove_all(dir_); }
   fs::path key() const { return dir_ / "proving.key"; }
@@ -48,6 +54,7 @@ class BadInput : public ::testing::Test {
     }
   }
   fs::path dir_;
+  ProvingKey pk_;
 };
 
 TEST_F(BadInput, TruncatedKeyAtEveryRegion) {
@@ -63,9 +70,18 @@ TEST_F(BadInput, CorruptedKey) {
   std::string bad_magic = whole;
   bad_magic[0] = 'X';
   expect_error([&] { read_proving_key(write("m.key", bad_magic)); }, "not a zkpipe proving key");
+  const size_t matrices_bytes = pk_.constraints.bytes() + 9 * sizeof(uint64_t);  // with their counts
   std::string bad_point = whole;
-  bad_point[bad_point.size() - 100] ^= 0x5a;  // inside the last G2 point
-  expect_error([&] { read_proving_key(write("p.key", bad_point)); }, "not on the curve");
+  bad_point[whole.size() - matrices_bytes - 100] ^= 0x5a;  // inside the last G2 point
+  expect_error([&] { read_proving_key(write("p.key", bad_point)); }, 
+               "entry " + std::to_string(pk_.num_vars - 1) + " of b2 is not on the curve");
+  std::string bad_column = whole;
+  bad_column[c_columns_at(whole.size()) + 3] = char(0xff);  // the first C column, far beyond the variables
+  expect_error([&] { read_proving_key(write("c.key", bad_column)); },
+               "entry 0 of matrix C columns names a variable beyond the key's variable count");
+  std::string bad_coefficient = whole;
+  for (size_t i = 0; i < sizeof(Fr); ++i) bad_coefficient[whole.size() - 1 - i] = char(0xff);  // the last C coefficient
+  expect_error([&] { read_proving_key(write("k.key", bad_coefficient)); }, "is not a field element");
   std::string longer = whole + "extra";
   expect_error([&] { read_proving_key(write("l.key", longer)); }, "bytes");
   expect_error([&] { read_proving_key(dir_ / "absent.key"); }, "cannot open");

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <thread>
 
 #include "engine/groth16/cpu_backend.hpp"
 #include "engine/groth16/keys.hpp"
@@ -14,6 +15,7 @@
 #include "engine/r1cs/r1cs.hpp"
 #include "engine/util/error.hpp"
 #include "engine/util/rng.hpp"
+#include "kernels/util/parallel.hpp"
 
 namespace zk::groth16 {
 namespace {
@@ -85,7 +87,73 @@ TEST(Groth16, PoseidonMerkleWitnessIsMostlyBits) {
   auto split = split_witness(r1cs.assignment);
   double bits = double(split.zeros + split.ones.size()) / r1cs.assignment.size();
   EXPECT_GT(bits, 0.5) << "zero/one share " << bits;
-  EXPECT_LE(r1cs.constraints.size(), 30000u);
+  EXPECT_LE(r1cs.num_constraints(), 30000u);
+}
+
+// The witness generator skips building constraints; it must still allocate exactly the variables,
+// with the values, that the R1CS builder records, or the key's matrices would read the wrong z.
+TEST(Synthesis, WitnessGeneratorAssignsWhatTheBuilderRecords) {
+  for (const auto& [name, size] : {std::pair<std::string, uint64_t>{"dense", 2000}, {"poseidon-merkle", 20000}}) {
+    auto circuit = circuits::make_circuit({name, size});
+    for (uint64_t seed : {1, 2, 99}) {
+      r1cs::R1csBuilder builder;
+      circuit->synthesize(builder, seed);
+      auto r1cs = builder.take();
+      r1cs::WitnessGenerator generator;
+      circuit->synthesize(generator, seed);
+      EXPECT_EQ(generator.num_public(), r1cs.num_public) << name;
+      EXPECT_EQ(generator.take(), r1cs.assignment) << name << " seed " << seed;
+    }
+  }
+}
+
+// Rows from the matrices: a*b = c on every constraint row, the public-input rows carry z_s in a,
+// the rest of the domain is zero; the same on one core and on four.
+TEST(Synthesis, RowsFromTheMatricesFollowSnarkjsOnAnyCoreCount) {
+  auto circuit = circuits::make_circuit({"poseidon-merkle", 9000});
+  r1cs::R1csBuilder builder;
+  circuit->synthesize(builder, 5);
+  auto r1cs = builder.take();
+  const size_t m = r1cs.num_constraints(), n = size_t{1} << r1cs::domain_lg_size(m, r1cs.num_public);
+  std::vector<std::vector<Fr>> rows_by_threads;
+  for (size_t threads : {1, 4}) {
+    set_worker_threads(threads);
+    std::vector<Fr> a(n, Fr::one()), b(n, Fr::one()), c(n, Fr::one());
+    r1cs::evaluate_rows(r1cs.matrices, r1cs.assignment, r1cs.num_public, a, b, c);
+    for (size_t i = 0; i < m; ++i) ASSERT_EQ(a[i] * b[i], c[i]) << "row " << i;
+    for (size_t s = 0; s <= r1cs.num_public; ++s) EXPECT_EQ(a[m + s], r1cs.assignment[s]);
+    for (size_t i = m; i < n; ++i) EXPECT_TRUE(b[i].is_zero() && c[i].is_zero()) << "row " << i;
+    for (size_t i = m + r1cs.num_public + 1; i < n; ++i) EXPECT_TRUE(a[i].is_zero()) << "row " << i;
+    a.insert(a.end(), b.begin(), b.end());
+    a.insert(a.end(), c.begin(), c.end());
+    rows_by_threads.push_back(std::move(a));
+  }
+  set_worker_threads(std::thread::hardware_concurrency());
+  EXPECT_EQ(rows_by_threads[0], rows_by_threads[1]);
+}
+
+// A wrong witness value is caught at the first constraint it breaks, whatever the core count.
+TEST(Synthesis, AnUnsatisfiedConstraintIsNamedTheSameOnAnyCoreCount) {
+  auto circuit = circuits::make_circuit({"dense", 20000});
+  r1cs::R1csBuilder builder;
+  circuit->synthesize(builder, 5);
+  auto r1cs = builder.take();
+  const size_t n = size_t{1} << r1cs::domain_lg_size(r1cs.num_constraints(), r1cs.num_public);
+  // Variable 3 + num_public + i is v_i, the output of constraint i; both constraints reading it
+  // later break too, so the first broken is 15000.
+  auto z = r1cs.assignment;
+  z[3 + r1cs.num_public + 15000] += Fr::one();
+  for (size_t threads : {1, 3, 8}) {
+    set_worker_threads(threads);
+    std::vector<Fr> a(n), b(n), c(n);
+    try {
+      r1cs::evaluate_rows(r1cs.matrices, z, r1cs.num_public, a, b, c);
+      ADD_FAILURE() << "a wrong witness was accepted on " << threads << " threads";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("does not satisfy constraint 15000 "), std::string::npos) << e.what();
+    }
+  }
+  set_worker_threads(std::thread::hardware_concurrency());
 }
 
 TEST(Groth16, WrongWitnessIsRefusedBeforeProving) {
@@ -105,6 +173,7 @@ TEST(Groth16, KeysAndJsonRoundTrip) {
   EXPECT_EQ(back.h.size(), f.pk.h.size());
   EXPECT_EQ(back.b2.back(), f.pk.b2.back());
   EXPECT_EQ(back.circuit.name, "dense");
+  EXPECT_EQ(back.constraints, f.pk.constraints);
   write_verifying_key_json(f.pk.verifying_key(), dir / "vk.json");
   write_proof_json(f.proof, dir / "proof.json");
   write_public_json(f.publics, dir / "public.json");
