@@ -21,6 +21,7 @@
 #include "engine/util/error.hpp"
 #include "engine/util/machine.hpp"
 #include "engine/util/rng.hpp"
+#include "kernels/util/parallel.hpp"
 #include "trace/perfetto.hpp"
 #include "trace/sidecar.hpp"
 #include "trace/trace_csv.hpp"
@@ -172,6 +173,8 @@ class Pipeline {
 
   void synthesis_thread(uint32_t thread) {
     const std::string resource = fmt::format("cpu:{}", thread);
+    // Row evaluation runs in parallel; the synthesis threads split the cores between them.
+    const ThreadShare cores(worker_threads() / settings_.synthesis_threads);
     while (true) {
       policy::SynthesisGrant grant;
       {

@@ -3,7 +3,9 @@
 // parallel_for(n, fn) calls fn(begin, end) on disjoint contiguous chunks covering [0, n), on up
 // to worker_threads() threads (the caller's thread takes a chunk too), and returns when all are
 // done. An exception thrown by any chunk is rethrown in the caller. worker_threads() defaults to
-// the hardware's core count; set_worker_threads() changes it process-wide (--threads).
+// the hardware's core count; set_worker_threads() changes it process-wide (--threads). A thread
+// that shares the cores with others (one of several synthesis threads) caps its own parallel_for
+// calls with a ThreadShare for as long as the ThreadShare lives.
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -18,8 +20,29 @@ inline size_t& worker_threads_setting() {
   static size_t threads = std::max(1u, std::thread::hardware_concurrency());
   return threads;
 }
-inline size_t worker_threads() { return worker_threads_setting(); }
+// This thread's cap on worker_threads() (0: none).
+inline size_t& thread_share_setting() {
+  thread_local size_t share = 0;
+  return share;
+}
+inline size_t worker_threads() {
+  const size_t share = thread_share_setting();
+  return share ? std::min(share, worker_threads_setting()) : worker_threads_setting();
+}
 inline void set_worker_threads(size_t threads) { worker_threads_setting() = std::max<size_t>(1, threads); }
+
+class ThreadShare {
+ public:
+  explicit ThreadShare(size_t threads) : previous_(thread_share_setting()) {
+    thread_share_setting() = std::max<size_t>(1, threads);
+  }
+  ~ThreadShare() { thread_share_setting() = previous_; }
+  ThreadShare(const ThreadShare&) = delete;
+  ThreadShare& operator=(const ThreadShare&) = delete;
+
+ private:
+  size_t previous_;
+};
 
 template <class Fn>
 void parallel_for(size_t n, Fn&& fn, size_t min_chunk = 1) {
