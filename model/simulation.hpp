@@ -1,6 +1,7 @@
 // Contract: simulates one scenario with SimGrid (S4U) and returns its trace in the shared schema.
-// The platform is built in code: a multi-core CPU host for synthesis threads, the host memory bus
-// as a link, one PCIe host-to-device link per GPU with its copy engines as an ordered (FIFO)
+// The platform is built in code: a multi-core CPU host for synthesis threads (whose progress the
+// model computes itself, with one SimGrid timer for the next end) and the workers' CPU work, the
+// host memory bus as a link, one PCIe host-to-device link per GPU with its copy engines as an ordered (FIFO)
 // resource, GPU hosts whose compute section is serialized per GPU, and GPU workers as actors.
 // Every admission, lease and worker choice is made by the shared policy::SchedulingPolicy.
 // Deterministic: the same scenario (seed included) gives the same spans, byte for byte.
