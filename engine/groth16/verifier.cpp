@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "engine/groth16/pairing.hpp"
+#include "kernels/msm/pippenger_cpu.hpp"
 
 namespace zk::groth16 {
 
@@ -16,9 +17,9 @@ Verdict verify(const VerifyingKey& vk, const Proof& proof, std::span<const Fr> p
     return {false, "proof point B is not a point of G2"};
   if (!bls12_381::in_prime_order_subgroup(proof.c))
     return {false, "proof point C is not a point of G1"};
-  G1 l = G1::from_affine(vk.ic[0]);
-  for (size_t i = 0; i < public_inputs.size(); ++i)
-    l += bls12_381::mul(vk.ic[i + 1], public_inputs[i]);
+  // sum_i ic[i+1] * input_i by Pippenger on every core (70 inputs: 10 ms one by one on the H200 host).
+  const G1 l = G1::from_affine(vk.ic[0]) +
+               msm::msm<bls12_381::G1Curve>(std::span<const G1Affine>(vk.ic).subspan(1), public_inputs);
   const PairingInput pairs[] = {
       {-proof.a, proof.b}, {l.to_affine(), vk.gamma2}, {proof.c, vk.delta2}, {vk.alpha1, vk.beta2}};
   if (!multi_pairing(pairs).is_one()) return {false, "the pairing equation does not hold"};
