@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "engine/circuits/circuit.hpp"
@@ -42,6 +43,10 @@ class PoseidonMerkle final : public Circuit {
     return PoseidonParams::full_rounds * 3 * 3 + PoseidonParams::partial_rounds * (3 + 2);
   }
   static uint64_t level_constraints() { return hash_constraints() + 2 * (node_bits + 1) + 2; }
+  // Per level: the index bit, the sibling, the swap, the hash's variables (one per constraint)
+  // and both nodes' bits. Per path: the leaf.
+  static uint64_t level_vars() { return hash_constraints() + 2 * node_bits + 3; }
+  uint64_t path_vars() const { return 1 + uint64_t(depth_) * level_vars(); }
   static constexpr uint64_t path_overhead = 2;
 
   explicit PoseidonMerkle(CircuitSpec spec) : Circuit(std::move(spec)) {
@@ -68,20 +73,26 @@ class PoseidonMerkle final : public Circuit {
     for (auto& p : paths) {
       p.leaf = rng.field<Fr>();
       p.index = rng.next_u64() & ((depth_ >= 64) ? ~0ull : ((1ull << depth_) - 1));
-      Fr cur = p.leaf;
-      for (int level = 0; level < depth_; ++level) {
-        p.siblings.push_back(rng.field<Fr>());
-        bool right = (p.index >> level) & 1;
-        cur = right ? poseidon_hash2(p.siblings.back(), cur) : poseidon_hash2(cur, p.siblings.back());
-      }
-      p.root = cur;
+      for (int level = 0; level < depth_; ++level) p.siblings.push_back(rng.field<Fr>());
     }
+    // The roots (public inputs, so needed first), one path per core.
+    parallel_for(paths.size(), [&](size_t first, size_t last) {
+      for (size_t k = first; k < last; ++k) {
+        Path& p = paths[k];
+        p.root = p.leaf;
+        for (int level = 0; level < depth_; ++level) {
+          bool right = (p.index >> level) & 1;
+          p.root = right ? poseidon_hash2(p.siblings[level], p.root) : poseidon_hash2(p.root, p.siblings[level]);
+        }
+      }
+    });
     // Public inputs first: each path's root and leaf index.
     std::vector<std::pair<Variable, Variable>> publics;
     for (const auto& p : paths)
       publics.emplace_back(cs.alloc_public(p.root), cs.alloc_public(Fr::from_u64(p.index)));
-    const bool constraints = !cs.is_witness_generator();
-    for (size_t k = 0; k < paths.size(); ++k) {
+    // Each path is a part of its own: independent of the others, so generated on every core.
+    cs.parts(paths.size(), path_vars(), [&](ConstraintSystem& cs, uint64_t k) {
+      const bool constraints = !cs.is_witness_generator();
       const Path& p = paths[k];
       LcValue cur = LcValue::of(cs, cs.alloc_private(p.leaf), p.leaf);
       LC index_bits;
@@ -111,7 +122,7 @@ class PoseidonMerkle final : public Circuit {
         cs.enforce(cur.lc, r1cs::ONE, publics[k].first);
         cs.enforce(index_bits, r1cs::ONE, publics[k].second);
       }
-    }
+    });
   }
 
  private:
@@ -126,46 +137,57 @@ class Dense final : public Circuit {
       fail("circuit 'dense' needs at least 2 constraints (got {})", this->spec().target_constraints);
   }
 
-  // v_i = (v_{i-1} + k_i v_{i-2} + c_i) * (v_{i-3} + d_i) over random constants; the inputs
-  // v_{-3..-1} are x (public) and two private seeds; out = v_last is public.
+  // `lanes` chains one after the other, lane j over links [chain j / lanes, chain (j+1) / lanes):
+  // v_i = (v_{i-1} + k_i v_{i-2} + c_i) * (v_{i-3} + d_i) over random constants, where a lane's
+  // first links read x (public) as v_{i-1} and two private seeds as v_{i-2}, v_{i-3}. out = v_last
+  // is public. The lanes are independent, so the witness is computed on every core the caller may
+  // use; each lane draws its constants (which depend on the spec only) from its own stream.
+  static constexpr uint64_t lanes = 64;
+
   void synthesize(ConstraintSystem& cs, uint64_t witness_seed) const override {
-    uint64_t chain = spec().target_constraints - 1;
-    // The constants depend on the spec only. Each block of links draws them from its own stream
-    // ("dense" + block), so they are drawn on every core the caller may use.
+    const uint64_t chain = spec().target_constraints - 1;
+    auto lane_begin = [&](uint64_t lane) { return chain * lane / lanes; };
     struct Link {
       Fr k, c, d;
     };
-    constexpr uint64_t block_links = 4096;
-    std::vector<Link> links(chain);
-    parallel_for((chain + block_links - 1) / block_links, [&](size_t first, size_t last) {
-      for (size_t block = first; block < last; ++block) {
-        Rng structure(0x64656e7365ull + block);
-        for (uint64_t i = block * block_links; i < std::min(chain, (block + 1) * block_links); ++i)
-          links[i] = {structure.field<Fr>(), structure.field<Fr>(), structure.field<Fr>()};
+    auto lane_constants = [](uint64_t lane) { return Rng(0x64656e7365ull + lane); };  // "dense" + lane
+    auto next_link = [](Rng& constants) {
+      Link link;
+      link.k = constants.field<Fr>(), link.c = constants.field<Fr>(), link.d = constants.field<Fr>();
+      return link;
+    };
+    Rng witness(witness_seed);
+    const Fr x = witness.field<Fr>(), s1 = witness.field<Fr>(), s2 = witness.field<Fr>();
+    // Not value-initialized: each lane's pages are first touched by the thread computing it.
+    auto values = std::make_unique_for_overwrite<Fr[]>(chain);
+    parallel_for(lanes, [&](size_t first_lane, size_t last_lane) {
+      for (uint64_t lane = first_lane; lane < last_lane; ++lane) {
+        Rng constants = lane_constants(lane);
+        Fr before3 = s2, before2 = s1, before1 = x;
+        for (uint64_t i = lane_begin(lane); i < lane_begin(lane + 1); ++i) {
+          const Link link = next_link(constants);
+          values[i] = (before1 + link.k * before2 + link.c) * (before3 + link.d);
+          before3 = before2, before2 = before1, before1 = values[i];
+        }
       }
     });
-    Rng witness(witness_seed);
-    Fr x = witness.field<Fr>(), s1 = witness.field<Fr>(), s2 = witness.field<Fr>();
-    std::vector<Fr> values{s2, s1, x};  // v_{-3}, v_{-2}, v_{-1}
-    values.reserve(chain + 3);
-    for (uint64_t i = 0; i < chain; ++i) {
-      const Fr* v = &values[i];
-      values.push_back((v[2] + links[i].k * v[1] + links[i].c) * (v[0] + links[i].d));
-    }
-    Variable x_var = cs.alloc_public(x);
-    Variable out_var = cs.alloc_public(values.back());
-    std::vector<Variable> vars{cs.alloc_private(s2), cs.alloc_private(s1), x_var};
-    vars.reserve(chain + 3);
+    const Variable x_var = cs.alloc_public(x);
+    const Variable out_var = cs.alloc_public(values[chain - 1]);
+    const Variable s2_var = cs.alloc_private(s2), s1_var = cs.alloc_private(s1);
     const bool constraints = !cs.is_witness_generator();
-    for (uint64_t i = 0; i < chain; ++i) {
-      Variable next = cs.alloc_private(values[i + 3]);
-      const Variable* v = &vars[i];
-      if (constraints)
-        cs.enforce(LC(v[2]) + LC(v[1]) * links[i].k + LC::constant(links[i].c), LC(v[0]) + LC::constant(links[i].d),
-                   next);
-      vars.push_back(next);
+    Variable last = x_var;
+    for (uint64_t lane = 0; lane < lanes; ++lane) {
+      Rng constants = lane_constants(lane);
+      Variable before3 = s2_var, before2 = s1_var, before1 = x_var;
+      for (uint64_t i = lane_begin(lane); i < lane_begin(lane + 1); ++i) {
+        const Variable next = last = cs.alloc_private(values[i]);
+        if (!constraints) continue;
+        const Link link = next_link(constants);
+        cs.enforce(LC(before1) + LC(before2) * link.k + LC::constant(link.c), LC(before3) + LC::constant(link.d), next);
+        before3 = before2, before2 = before1, before1 = next;
+      }
     }
-    if (constraints) cs.enforce(vars.back(), r1cs::ONE, out_var);
+    if (constraints) cs.enforce(last, r1cs::ONE, out_var);
   }
 };
 

@@ -3,8 +3,8 @@
 //  - "poseidon-merkle": Merkle inclusion proofs in Poseidon trees of depth up to 32, leaf index
 //    public and bit-decomposed, every node range-checked into bits as Filecoin's circuits do: most
 //    witness values are 0 or 1 (the shape supraseal's zero/one scalar split exploits).
-//  - "dense": a chain of products of random linear combinations; almost every witness value is a
-//    random field element (the worst case for the MSM).
+//  - "dense": 64 chains of products of random linear combinations; almost every witness value is
+//    a random field element (the worst case for the MSM).
 // A circuit's constraint structure depends only on its spec; the witness on the seed as well.
 // make_circuit() throws zk::Error for an unknown name or an unusable size, listing what is valid.
 #pragma once

@@ -1,7 +1,10 @@
 #include "engine/groth16/prover.hpp"
 
+#include <algorithm>
+
 #include "engine/r1cs/r1cs.hpp"
 #include "engine/util/error.hpp"
+#include "kernels/util/parallel.hpp"
 
 namespace zk::groth16 {
 
@@ -12,7 +15,7 @@ std::vector<Fr> synthesize(const circuits::Circuit& circuit, uint64_t witness_se
   if (pk.constraints.rows() != pk.num_constraints)
     fail("the proving key carries no constraint matrices (a key from a circom .zkey?); a built-in circuit "
          "needs a key from `zkpipe setup`");
-  r1cs::WitnessGenerator witness;
+  r1cs::WitnessGenerator witness(pk.num_vars);
   circuit.synthesize(witness, witness_seed);
   const uint32_t num_public = witness.num_public();
   auto z = witness.take();
@@ -25,19 +28,43 @@ std::vector<Fr> synthesize(const circuits::Circuit& circuit, uint64_t witness_se
 }
 
 WitnessSplit split_witness(std::span<const Fr> z, size_t first) {
-  WitnessSplit split;
+  // Two passes over blocks of z on every core: count each block's ones and significant values,
+  // then write each block's entries at its offsets, in index order.
   const Fr one = Fr::one();
-  for (size_t i = first; i < z.size(); ++i) {
-    auto index = static_cast<uint32_t>(i - first);
-    if (z[i].is_zero()) {
-      split.zeros++;
-    } else if (z[i] == one) {
-      split.ones.push_back(index);
-    } else {
-      split.significant.push_back(index);
-      split.significant_scalars.push_back(z[i]);
-    }
+  const size_t n = z.size() - std::min(first, z.size());
+  const size_t blocks = std::max<size_t>(1, std::min(worker_threads(), n / 4096));
+  auto block_begin = [&](size_t block) { return first + n * block / blocks; };
+  std::vector<size_t> ones_before(blocks + 1, 0), significant_before(blocks + 1, 0);
+  parallel_for(blocks, [&](size_t begin, size_t end) {
+    for (size_t block = begin; block < end; ++block)
+      for (size_t i = block_begin(block); i < block_begin(block + 1); ++i) {
+        if (z[i] == one) ++ones_before[block + 1];
+        else if (!z[i].is_zero()) ++significant_before[block + 1];
+      }
+  });
+  for (size_t block = 0; block < blocks; ++block) {
+    ones_before[block + 1] += ones_before[block];
+    significant_before[block + 1] += significant_before[block];
   }
+  WitnessSplit split;
+  split.ones.resize(ones_before[blocks]);
+  split.significant.resize(significant_before[blocks]);
+  split.significant_scalars.resize(significant_before[blocks]);
+  split.zeros = n - ones_before[blocks] - significant_before[blocks];
+  parallel_for(blocks, [&](size_t begin, size_t end) {
+    for (size_t block = begin; block < end; ++block) {
+      size_t next_one = ones_before[block], next_significant = significant_before[block];
+      for (size_t i = block_begin(block); i < block_begin(block + 1); ++i) {
+        auto index = static_cast<uint32_t>(i - first);
+        if (z[i] == one) {
+          split.ones[next_one++] = index;
+        } else if (!z[i].is_zero()) {
+          split.significant[next_significant] = index;
+          split.significant_scalars[next_significant++] = z[i];
+        }
+      }
+    }
+  });
   return split;
 }
 

@@ -11,6 +11,7 @@
 #include "engine/circuits/circuit.hpp"
 #include "engine/groth16/backend.hpp"
 #include "engine/util/phase_log.hpp"
+#include "kernels/util/default_init.hpp"
 
 namespace zk::groth16 {
 
@@ -30,8 +31,8 @@ std::vector<Fr> synthesize(const circuits::Circuit& circuit, uint64_t witness_se
 
 // Which witness entries are 0, 1 or anything else ("significant"), by index.
 struct WitnessSplit {
-  std::vector<uint32_t> ones, significant;
-  std::vector<Fr> significant_scalars;
+  UninitializedVector<uint32_t> ones, significant;
+  UninitializedVector<Fr> significant_scalars;
   size_t zeros = 0;
 };
 // Splits z[first, z.size()) with indices relative to `first`.

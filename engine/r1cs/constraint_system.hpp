@@ -8,6 +8,7 @@
 // for setup) and another records the witness for a proof (WitnessGenerator, for proving).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "kernels/ff/bls12-381.hpp"
@@ -74,6 +75,15 @@ class ConstraintSystem {
   // is_witness_generator): a circuit may then skip building linear combinations and enforce()
   // calls, provided it allocates exactly the same variables with the same values.
   virtual bool is_witness_generator() const { return false; }
+  // Independent parts of a circuit: calls part(cs, k) for k = 0..count-1, where part k allocates
+  // exactly `vars_each` private variables (no public one) with its constraints, and builds no
+  // linear combination over another part's variables. By default the parts run in order on this
+  // system, as if written inline; a witness generator runs them on every core, each into its own
+  // stretch of z. A part that allocates another count is a bug in the circuit (std::logic_error).
+  using Part = std::function<void(ConstraintSystem& cs, uint64_t k)>;
+  virtual void parts(uint64_t count, uint64_t vars_each, const Part& part) {
+    for (uint64_t k = 0; k < count; ++k) part(*this, k);
+  }
 };
 
 }  // namespace zk::r1cs

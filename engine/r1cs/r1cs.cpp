@@ -4,6 +4,8 @@
 #include <atomic>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "engine/util/error.hpp"
 #include "kernels/util/parallel.hpp"
 
@@ -37,11 +39,43 @@ uint64_t ConstraintMatrices::bytes() const {
 }
 
 namespace {
+
 void check_public_first(bool private_seen) {
   if (private_seen)
     throw std::logic_error("circuit allocated a public input after a private one; "
                            "allocate every public input first");
 }
+
+void check_part_size(uint64_t k, uint64_t allocated, uint64_t vars_each) {
+  if (allocated != vars_each)
+    throw std::logic_error(fmt::format("circuit part {} allocated {} variables where its circuit declared {}", k,
+                                       allocated, vars_each));
+}
+
+// One part's stretch of z, for WitnessGenerator::parts.
+class PartWitness final : public ConstraintSystem {
+ public:
+  PartWitness(std::span<Fr> stretch, uint32_t first_index) : stretch_(stretch), first_index_(first_index) {}
+  Variable alloc_public(const Fr&) override {
+    throw std::logic_error("a circuit part allocated a public input; allocate every public input first");
+  }
+  Variable alloc_private(const Fr& value) override {
+    if (used_ == stretch_.size())
+      throw std::logic_error(fmt::format("a circuit part allocated more than the {} variables its circuit declared",
+                                         stretch_.size()));
+    stretch_[used_] = value;
+    return {first_index_ + static_cast<uint32_t>(used_++)};
+  }
+  void enforce(const LC&, const LC&, const LC&) override {}
+  bool is_witness_generator() const override { return true; }
+  size_t used() const { return used_; }
+
+ private:
+  std::span<Fr> stretch_;
+  uint32_t first_index_;
+  size_t used_ = 0;
+};
+
 }  // namespace
 
 Variable R1csBuilder::alloc_public(const Fr& value) {
@@ -63,6 +97,14 @@ void R1csBuilder::enforce(const LC& a, const LC& b, const LC& c) {
   r1cs_.matrices.c.append_row(c);
 }
 
+void R1csBuilder::parts(uint64_t count, uint64_t vars_each, const Part& part) {
+  for (uint64_t k = 0; k < count; ++k) {
+    const uint32_t before = r1cs_.num_vars;
+    part(*this, k);
+    check_part_size(k, r1cs_.num_vars - before, vars_each);
+  }
+}
+
 Variable WitnessGenerator::alloc_public(const Fr& value) {
   check_public_first(private_seen_);
   num_public_++;
@@ -74,6 +116,20 @@ Variable WitnessGenerator::alloc_private(const Fr& value) {
   private_seen_ = true;
   z_.push_back(value);
   return {static_cast<uint32_t>(z_.size() - 1)};
+}
+
+void WitnessGenerator::parts(uint64_t count, uint64_t vars_each, const Part& part) {
+  private_seen_ = true;
+  const size_t first = z_.size();
+  z_.resize(first + count * vars_each);
+  parallel_for(count, [&](size_t begin, size_t end) {
+    for (uint64_t k = begin; k < end; ++k) {
+      const size_t at = first + k * vars_each;
+      PartWitness witness(std::span<Fr>(z_).subspan(at, vars_each), static_cast<uint32_t>(at));
+      part(witness, k);
+      check_part_size(k, witness.used(), vars_each);
+    }
+  });
 }
 
 void evaluate_rows(const ConstraintMatrices& matrices, std::span<const Fr> z, uint32_t num_public,

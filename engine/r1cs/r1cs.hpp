@@ -58,6 +58,7 @@ class R1csBuilder final : public ConstraintSystem {
   Variable alloc_public(const Fr& value) override;
   Variable alloc_private(const Fr& value) override;
   void enforce(const LC& a, const LC& b, const LC& c) override;
+  void parts(uint64_t count, uint64_t vars_each, const Part& part) override;  // in order, counted
   R1cs take() { return std::move(r1cs_); }
 
  private:
@@ -69,16 +70,19 @@ class R1csBuilder final : public ConstraintSystem {
 // building the linear combinations they would pass to it.
 class WitnessGenerator final : public ConstraintSystem {
  public:
+  // `expected_vars`: the variable count, where known (a proving key's), to allocate z once.
+  explicit WitnessGenerator(size_t expected_vars = 1) { z_.reserve(expected_vars); z_.push_back(Fr::one()); }
   Variable alloc_public(const Fr& value) override;
   Variable alloc_private(const Fr& value) override;
   void enforce(const LC&, const LC&, const LC&) override {}
   bool is_witness_generator() const override { return true; }
+  void parts(uint64_t count, uint64_t vars_each, const Part& part) override;  // on every core
 
   uint32_t num_public() const { return num_public_; }
   std::vector<Fr> take() { return std::move(z_); }
 
  private:
-  std::vector<Fr> z_{Fr::one()};
+  std::vector<Fr> z_;
   uint32_t num_public_ = 0;
   bool private_seen_ = false;
 };

@@ -93,7 +93,8 @@ TEST(Groth16, PoseidonMerkleWitnessIsMostlyBits) {
 // The witness generator skips building constraints; it must still allocate exactly the variables,
 // with the values, that the R1CS builder records, or the key's matrices would read the wrong z.
 TEST(Synthesis, WitnessGeneratorAssignsWhatTheBuilderRecords) {
-  for (const auto& [name, size] : {std::pair<std::string, uint64_t>{"dense", 2000}, {"poseidon-merkle", 20000}}) {
+  for (const auto& [name, size] : {std::pair<std::string, uint64_t>{"dense", 2000}, {"poseidon-merkle", 20000},
+                                   {"poseidon-merkle", 90000}}) {  // 90000: three paths, three parts
     auto circuit = circuits::make_circuit({name, size});
     for (uint64_t seed : {1, 2, 99}) {
       r1cs::R1csBuilder builder;
@@ -105,6 +106,25 @@ TEST(Synthesis, WitnessGeneratorAssignsWhatTheBuilderRecords) {
       EXPECT_EQ(generator.take(), r1cs.assignment) << name << " seed " << seed;
     }
   }
+}
+
+// A part that allocates other than it declared is refused, in order and on every core alike.
+TEST(Synthesis, APartOfTheWrongSizeIsACircuitBug) {
+  auto part_of_three = [](r1cs::ConstraintSystem& cs, uint64_t k) {
+    for (uint64_t i = 0; i < 3; ++i) cs.alloc_private(Fr::from_u64(k));
+  };
+  for (uint64_t declared : {2, 4}) {
+    r1cs::R1csBuilder builder;
+    EXPECT_THROW(builder.parts(5, declared, part_of_three), std::logic_error) << declared;
+    r1cs::WitnessGenerator generator;
+    EXPECT_THROW(generator.parts(5, declared, part_of_three), std::logic_error) << declared;
+  }
+  r1cs::WitnessGenerator generator;
+  generator.alloc_public(Fr::from_u64(7));
+  generator.parts(5, 3, part_of_three);
+  const auto z = generator.take();
+  ASSERT_EQ(z.size(), 2 + 5 * 3);
+  for (uint64_t k = 0; k < 5; ++k) EXPECT_EQ(z[2 + 3 * k + 2], Fr::from_u64(k));
 }
 
 // Rows from the matrices: a*b = c on every constraint row, the public-input rows carry z_s in a,
@@ -139,7 +159,7 @@ TEST(Synthesis, AnUnsatisfiedConstraintIsNamedTheSameOnAnyCoreCount) {
   circuit->synthesize(builder, 5);
   auto r1cs = builder.take();
   const size_t n = size_t{1} << r1cs::domain_lg_size(r1cs.num_constraints(), r1cs.num_public);
-  // Variable 3 + num_public + i is v_i, the output of constraint i; both constraints reading it
+  // Variable 3 + num_public + i is v_i, the output of constraint i; the constraints reading it
   // later break too, so the first broken is 15000.
   auto z = r1cs.assignment;
   z[3 + r1cs.num_public + 15000] += Fr::one();
@@ -151,6 +171,41 @@ TEST(Synthesis, AnUnsatisfiedConstraintIsNamedTheSameOnAnyCoreCount) {
       ADD_FAILURE() << "a wrong witness was accepted on " << threads << " threads";
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("does not satisfy constraint 15000 "), std::string::npos) << e.what();
+    }
+  }
+  set_worker_threads(std::thread::hardware_concurrency());
+}
+
+// The split made on several cores lists the same entries, in index order, as one pass would.
+TEST(Groth16, WitnessSplitOnAnyCoreCountMatchesOnePass) {
+  Rng rng(17);
+  for (size_t size : {1, 4095, 70001}) {
+    std::vector<Fr> z(size);
+    for (auto& v : z) {
+      uint64_t kind = rng.below(3);
+      v = kind == 0 ? Fr::zero() : kind == 1 ? Fr::one() : rng.field<Fr>();
+    }
+    for (size_t first : {size_t{0}, size_t{1}, size / 2}) {
+      WitnessSplit expected;
+      for (size_t i = first; i < size; ++i) {
+        auto index = static_cast<uint32_t>(i - first);
+        if (z[i].is_zero()) {
+          expected.zeros++;
+        } else if (z[i] == Fr::one()) {
+          expected.ones.push_back(index);
+        } else {
+          expected.significant.push_back(index);
+          expected.significant_scalars.push_back(z[i]);
+        }
+      }
+      for (size_t threads : {1, 3, 16}) {
+        set_worker_threads(threads);
+        WitnessSplit split = split_witness(z, first);
+        EXPECT_EQ(split.zeros, expected.zeros) << size << " " << first << " " << threads;
+        EXPECT_TRUE(std::ranges::equal(split.ones, expected.ones)) << size << " " << first << " " << threads;
+        EXPECT_TRUE(std::ranges::equal(split.significant, expected.significant)) << size << " " << first << " " << threads;
+        EXPECT_TRUE(std::ranges::equal(split.significant_scalars, expected.significant_scalars)) << size << " " << first << " " << threads;
+      }
     }
   }
   set_worker_threads(std::thread::hardware_concurrency());
