@@ -5,7 +5,7 @@
 //
 // Synthesis for a proof is witness generation then rows (as snarkjs/rapidsnark split it): the
 // circuit runs once against a WitnessGenerator, which tells it to skip building linear
-// combinations, and evaluate_rows() computes a_i = <A_i,z>, b_i = <B_i,z>, c_i = <C_i,z> from the
+// combinations and runs the circuit's independent parts on every core, and evaluate_rows() computes a_i = <A_i,z>, b_i = <B_i,z>, c_i = <C_i,z> from the
 // matrices the proving key carries, on every core, into caller-provided buffers (pageable vectors
 // or pinned slabs). It writes the snarkjs extra rows (row m+s has a = z_s, s = 0..num_public) and
 // zeros up to the domain size, checks a_i * b_i = c_i on every row and throws zk::Error naming
