@@ -91,36 +91,36 @@ class PoseidonMerkle final : public Circuit {
     for (const auto& p : paths)
       publics.emplace_back(cs.alloc_public(p.root), cs.alloc_public(Fr::from_u64(p.index)));
     // Each path is a part of its own: independent of the others, so generated on every core.
-    cs.parts(paths.size(), path_vars(), [&](ConstraintSystem& cs, uint64_t k) {
-      const bool constraints = !cs.is_witness_generator();
+    cs.parts(paths.size(), path_vars(), [&](ConstraintSystem& path_cs, uint64_t k) {
+      const bool constraints = !path_cs.is_witness_generator();
       const Path& p = paths[k];
-      LcValue cur = LcValue::of(cs, cs.alloc_private(p.leaf), p.leaf);
+      LcValue cur = LcValue::of(path_cs, path_cs.alloc_private(p.leaf), p.leaf);
       LC index_bits;
       for (int level = 0; level < depth_; ++level) {
         bool right = (p.index >> level) & 1;
         Fr bit_value = right ? Fr::one() : Fr::zero();
-        Variable bit = cs.alloc_private(bit_value);
+        Variable bit = path_cs.alloc_private(bit_value);
         if (constraints) {
-          cs.enforce(bit, bit, bit);
+          path_cs.enforce(bit, bit, bit);
           index_bits.add(bit.index, Fr::from_u64(uint64_t{1} << level));
         }
-        LcValue sibling = LcValue::of(cs, cs.alloc_private(p.siblings[level]), p.siblings[level]);
-        decompose_into_bits(cs, sibling);
+        LcValue sibling = LcValue::of(path_cs, path_cs.alloc_private(p.siblings[level]), p.siblings[level]);
+        decompose_into_bits(path_cs, sibling);
         // swap = bit * (sibling - cur); left = cur + swap; right = sibling - swap.
         Fr swap_value = bit_value * (sibling.value - cur.value);
-        Variable swap = cs.alloc_private(swap_value);
+        Variable swap = path_cs.alloc_private(swap_value);
         LcValue left{LC(), cur.value + swap_value}, rightv{LC(), sibling.value - swap_value};
         if (constraints) {
-          cs.enforce(bit, sibling.lc - cur.lc, swap);
+          path_cs.enforce(bit, sibling.lc - cur.lc, swap);
           left.lc = cur.lc + LC(swap);
           rightv.lc = sibling.lc - LC(swap);
         }
-        cur = poseidon_hash2_gadget(cs, left, rightv);
-        decompose_into_bits(cs, cur);
+        cur = poseidon_hash2_gadget(path_cs, left, rightv);
+        decompose_into_bits(path_cs, cur);
       }
       if (constraints) {
-        cs.enforce(cur.lc, r1cs::ONE, publics[k].first);
-        cs.enforce(index_bits, r1cs::ONE, publics[k].second);
+        path_cs.enforce(cur.lc, r1cs::ONE, publics[k].first);
+        path_cs.enforce(index_bits, r1cs::ONE, publics[k].second);
       }
     });
   }
