@@ -4,10 +4,12 @@
 #include <deque>
 #include <charconv>
 #include <memory>
-#include <mutex>  // std::unique_lock on the per-GPU compute mutex
+#include <mutex>  // std::unique_lock on the per-GPU compute section
+#include <optional>
 #include <queue>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -53,14 +55,38 @@ double synthesis_time_factor(std::uint64_t seed, std::uint32_t partition, std::u
   return factors[std::size_t(double(bits() >> 11) * 0x1.0p-53 * double(factors.size()))];
 }
 
-// A host-to-device copy engine: its own link, whose bandwidth is set to the path's contended
-// rate before each chunk, and its own endpoint host so that its route is
-// [memory bus, engine link, the GPU's PCIe link] (engines of one GPU share the PCIe link; a link
-// the copies cannot fill stays off the route, see build_platform).
+// The rate a copy chunk runs at: the path's rate at the memory load of `synthesizing` threads,
+// divided by `slowdown` (a slow-transfer fault).
+double copy_rate_gbps(const Scenario& scenario, const H2dPathCost& path, std::uint32_t synthesizing, double slowdown) {
+  return path.rate_gbps(scenario.hardware.pcie_h2d_gbps, synthesizing * scenario.calibration.synth_memory_load_threads) /
+         slowdown;
+}
+
+// Every rate a copy chunk can run at, ascending, without repeats.
+std::vector<double> possible_copy_rates_gbps(const Scenario& scenario) {
+  std::vector<double> rates;
+  for (const H2dPathCost* path : {&scenario.calibration.h2d_pinned, &scenario.calibration.h2d_pageable})
+    for (std::uint32_t synthesizing = 0; synthesizing <= scenario.policy.synthesis_threads; ++synthesizing)
+      for (const double slowdown : {1.0, scenario.faults.slow_transfer_factor})
+        rates.push_back(copy_rate_gbps(scenario, *path, synthesizing, slowdown));
+  std::ranges::sort(rates);
+  rates.erase(std::unique(rates.begin(), rates.end()), rates.end());
+  return rates;
+}
+
+// A host-to-device copy engine, an endpoint host of its own. Its chunks run one at a time, each
+// at its path's rate under the memory load at its start.
+// - Where its copies cross links that copies can fill (the memory bus, the GPU's PCIe link shared
+//   by the GPU's engines), a chunk is a communication to `endpoint` over
+//   [memory bus, `link`, PCIe link], `link` set to the chunk's rate.
+// - Otherwise a chunk is a lone transfer at its rate, and runs as an execution of one flop per
+//   byte on `endpoint`, whose pstates are the possible rates: the same times, byte for byte,
+//   and 9 % less SimGrid work per chunk than a communication (callgrind, a bare loop of either:
+//   10.8k vs 11.8k instructions; no route, no network action).
 struct CopyEngine {
   sg4::Host* endpoint = nullptr;
-  sg4::Link* link = nullptr;
-  double rate_gbps = 0;  // the link's bandwidth now
+  sg4::Link* link = nullptr;  // nullptr: chunks execute on `endpoint`
+  double rate_gbps = 0;       // the chunks' rate now
   bool busy = false;
 };
 
@@ -139,13 +165,16 @@ class ActivityWaiter {
     waiting_.front() = nullptr;
   }
 
-  // Runs `seconds` of work on `host` (speeds are 1 flop/s at pstate 0) and waits for it.
+  // Runs `flops` on `host`, first set to `pstate` where one is given, and waits for it.
   // Exec::set_flops_amount, set_host and start are one simcall (a switch to SimGrid's maestro and
   // back) each from an actor; from one simcall they run directly in maestro (callgrind, seed
   // scenario: 13.4k -> 13.0k instructions per activity).
-  void execute_on(sg4::Host* host, double seconds) {
+  void execute_on(sg4::Host* host, double flops, std::optional<unsigned long> pstate = std::nullopt) {
     const sg4::ExecPtr exec = sg4::Exec::init();
-    simgrid::kernel::actor::simcall_answered([&exec, host, seconds] { exec->set_flops_amount(seconds)->set_host(host)->start(); });
+    simgrid::kernel::actor::simcall_answered([&exec, host, flops, pstate] {
+      if (pstate) host->set_pstate(*pstate);
+      exec->set_flops_amount(flops)->set_host(host)->start();
+    });
     wait_until_done(exec);
   }
 
@@ -336,6 +365,7 @@ struct Simulation {
   std::unique_ptr<CpuHost> cpu;
   std::vector<Gpu> gpus;
   std::uint64_t activities = 0;
+  std::vector<double> copy_rates_gbps = possible_copy_rates_gbps(scenario);
   trace::Trace spans;
 
   void record(std::uint32_t partition, Phase phase, std::string resource, double start_s,
@@ -357,14 +387,27 @@ struct Simulation {
                    double slowdown = 1) {
     for (std::uint64_t sent = 0; sent < bytes;) {
       const std::uint64_t chunk = std::min(scenario.hardware.h2d_chunk_bytes, bytes - sent);
-      const double rate_gbps = path.rate_gbps(scenario.hardware.pcie_h2d_gbps,
-                                              cpu->synthesizing() * scenario.calibration.synth_memory_load_threads) /
-                               slowdown;
-      if (rate_gbps != engine.rate_gbps) engine.link->set_bandwidth((engine.rate_gbps = rate_gbps) * 1e9);
-      worker.wait_until_done(sg4::Comm::sendto_async(cpu->host(), engine.endpoint, chunk));
+      const double rate_gbps = copy_rate_gbps(scenario, path, cpu->synthesizing(), slowdown);
+      const bool rate_changed = rate_gbps != engine.rate_gbps;
+      engine.rate_gbps = rate_gbps;
+      if (engine.link == nullptr) {
+        worker.execute_on(engine.endpoint, double(chunk),
+                          rate_changed ? std::optional(copy_rate_pstate(rate_gbps)) : std::nullopt);
+      } else {
+        if (rate_changed) engine.link->set_bandwidth(rate_gbps * 1e9);
+        worker.wait_until_done(sg4::Comm::sendto_async(cpu->host(), engine.endpoint, chunk));
+      }
       ++activities;
       sent += chunk;
     }
+  }
+
+  // The pstate of an executing copy engine that runs at `rate_gbps`, one of `copy_rates_gbps`.
+  unsigned long copy_rate_pstate(double rate_gbps) const {
+    const auto rate = std::ranges::lower_bound(copy_rates_gbps, rate_gbps);
+    if (rate == copy_rates_gbps.end() || *rate != rate_gbps)
+      throw std::logic_error(fmt::format("copy rate {} GB/s is not one of the possible rates", rate_gbps));
+    return static_cast<unsigned long>(rate - copy_rates_gbps.begin());
   }
 };
 
@@ -515,17 +558,6 @@ void gpu_worker(Simulation& sim, policy::WorkerId worker) {
   }
 }
 
-// The fastest a copy engine's link is ever set to: either path's rate at the memory load that
-// gives the most (slow-transfer faults only divide it).
-double fastest_copy_gbps(const Scenario& scenario) {
-  double fastest = 0;
-  for (const H2dPathCost* path : {&scenario.calibration.h2d_pinned, &scenario.calibration.h2d_pageable})
-    for (std::uint32_t synthesizing = 0; synthesizing <= scenario.policy.synthesis_threads; ++synthesizing)
-      fastest = std::max(fastest, path->rate_gbps(scenario.hardware.pcie_h2d_gbps,
-                                                  synthesizing * scenario.calibration.synth_memory_load_threads));
-  return fastest;
-}
-
 // Whether `copies` copies at `copy_gbps` each can fill a link of `link_gbps` (a margin keeps rounding
 // out of it). A link that they cannot fill never sets a copy's rate, so it stays off the routes:
 // each link on a route costs SimGrid work at every copy chunk (measured: one link instead of three
@@ -545,7 +577,7 @@ void build_platform(Simulation& sim) {
   sim.cpu = std::make_unique<CpuHost>(cpu, hardware.cores, slowdown, workers);
   // Routes are [memory bus, engine link, PCIe link], less the links that the copies crossing them
   // cannot fill: all copy engines of all GPUs for the memory bus, a GPU's engines for its PCIe link.
-  const double fastest_copy = fastest_copy_gbps(sim.scenario);
+  const double fastest_copy = sim.copy_rates_gbps.back();
   const double engines_per_gpu = hardware.copy_engines_h2d;
   const double fastest_per_gpu = std::min(hardware.pcie_h2d_gbps, engines_per_gpu * fastest_copy);
   const sg4::Link* memory_bus =
@@ -563,14 +595,20 @@ void build_platform(Simulation& sim) {
     for (std::uint32_t engine_index = 0; engine_index < hardware.copy_engines_h2d; ++engine_index) {
       CopyEngine engine;
       const std::string name = fmt::format("gpu{}:h2d_engine{}", index, engine_index);
-      engine.endpoint = zone->create_host(name, 1.0)->seal();
-      engine.link = zone->create_link(name, hardware.pcie_h2d_gbps * 1e9)->set_latency(0)->seal();
-      std::vector<sg4::LinkInRoute> route;
-      if (memory_bus != nullptr) route.emplace_back(memory_bus);
-      route.emplace_back(engine.link);
-      if (pcie != nullptr) route.emplace_back(pcie);
-      // Equal (zero) latency on every route: CM02 weights sharing by route latency.
-      zone->add_route(cpu->get_netpoint(), engine.endpoint->get_netpoint(), nullptr, nullptr, route, false);
+      if (memory_bus == nullptr && pcie == nullptr) {  // its copies share no link: it executes them
+        std::vector<double> bytes_per_s;
+        for (const double rate_gbps : sim.copy_rates_gbps) bytes_per_s.push_back(rate_gbps * 1e9);
+        engine.endpoint = zone->create_host(name, bytes_per_s)->seal();
+      } else {
+        engine.endpoint = zone->create_host(name, 1.0)->seal();
+        engine.link = zone->create_link(name, hardware.pcie_h2d_gbps * 1e9)->set_latency(0)->seal();
+        std::vector<sg4::LinkInRoute> route;
+        if (memory_bus != nullptr) route.emplace_back(memory_bus);
+        route.emplace_back(engine.link);
+        if (pcie != nullptr) route.emplace_back(pcie);
+        // Equal (zero) latency on every route: CM02 weights sharing by route latency.
+        zone->add_route(cpu->get_netpoint(), engine.endpoint->get_netpoint(), nullptr, nullptr, route, false);
+      }
       gpu.copy_engines.push_back(engine);
     }
     gpu.free_copy_engines = std::make_unique<FifoSemaphore>(hardware.copy_engines_h2d);
