@@ -1,10 +1,9 @@
 #include "engine/groth16/keys.hpp"
 
-#include <atomic>
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 #include <string>
-#include <fstream>
 
 #include "engine/util/error.hpp"
 #include "kernels/util/parallel.hpp"
@@ -87,17 +86,7 @@ class Reader {
 template <class IsBad>
 void check_entries(const Reader& r, size_t count, size_t entry_bytes, uint64_t array_end, IsBad&& bad,
                    const char* what, const char* problem) {
-  std::atomic<size_t> first_bad = count;
-  parallel_for(count, [&](size_t b, size_t e) {
-    for (size_t i = b; i < e; ++i)
-      if (bad(i)) {
-        size_t seen = first_bad.load();
-        while (i < seen && !first_bad.compare_exchange_weak(seen, i)) {
-        }
-        return;
-      }
-  }, 4096);
-  if (size_t i = first_bad.load(); i < count)
+  if (const size_t i = parallel_find_first(count, bad, 4096); i < count)
     fail("{}: at byte {}: entry {} of {} {}; the file is corrupt", r.path().string(),
          array_end - (count - i) * entry_bytes, i, what, problem);
 }

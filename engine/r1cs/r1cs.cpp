@@ -1,7 +1,6 @@
 #include "engine/r1cs/r1cs.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -139,29 +138,22 @@ void evaluate_rows(const ConstraintMatrices& matrices, std::span<const Fr> z, ui
   const size_t m = matrices.rows();
   if (m + num_public + 1 > a.size())
     fail("synthesis: {} constraints and {} public inputs do not fit a domain of {} rows", m, num_public, a.size());
-  // The first unsatisfied row over all threads (m: none), so the error is the same on any core count.
-  std::atomic<size_t> first_unsatisfied = m;
-  parallel_for(a.size(), [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < std::min(end, m); ++i) {
-      a[i] = matrices.a.dot(i, z);
-      b[i] = matrices.b.dot(i, z);
-      c[i] = matrices.c.dot(i, z);
-      if (a[i] * b[i] != c[i]) {
-        size_t seen = first_unsatisfied.load();
-        while (i < seen && !first_unsatisfied.compare_exchange_weak(seen, i)) {
-        }
-        return;
-      }
-    }
-    for (size_t i = std::max(begin, m); i < end; ++i) {
+  // Row by row on every core; the first unsatisfied row is the same on any core count.
+  const size_t unsatisfied = parallel_find_first(a.size(), [&](size_t i) {
+    if (i >= m) {
       a[i] = i - m <= num_public ? z[i - m] : Fr::zero();
       b[i] = Fr::zero();
       c[i] = Fr::zero();
+      return false;
     }
+    a[i] = matrices.a.dot(i, z);
+    b[i] = matrices.b.dot(i, z);
+    c[i] = matrices.c.dot(i, z);
+    return a[i] * b[i] != c[i];
   }, 4096);
-  if (first_unsatisfied.load() < m)
+  if (unsatisfied < m)
     fail("synthesis: the witness does not satisfy constraint {} (a*b != c); no proof is made "
-         "for an invalid witness", first_unsatisfied.load());
+         "for an invalid witness", unsatisfied);
 }
 
 }  // namespace zk::r1cs

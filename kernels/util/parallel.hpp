@@ -5,9 +5,11 @@
 // done. An exception thrown by any chunk is rethrown in the caller. worker_threads() defaults to
 // the hardware's core count; set_worker_threads() changes it process-wide (--threads). A thread
 // that shares the cores with others (one of several synthesis threads) caps its own parallel_for
-// calls with a ThreadShare for as long as the ThreadShare lives.
+// calls with a ThreadShare for as long as the ThreadShare lives. parallel_find_first(n, pred)
+// returns the first index whose pred holds (n if none), whatever the thread count.
 #pragma once
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <exception>
 #include <mutex>
@@ -68,6 +70,24 @@ void parallel_for(size_t n, Fn&& fn, size_t min_chunk = 1) {
     run(0);
   }
   if (error) std::rethrow_exception(error);
+}
+
+// The smallest i in [0, n) with pred(i) true, or n. Each chunk runs pred in index order and stops
+// at its first hit, so pred runs for every index before the answer and for none after a hit in
+// its own chunk.
+template <class Pred>
+size_t parallel_find_first(size_t n, Pred&& pred, size_t min_chunk = 1) {
+  std::atomic<size_t> first = n;
+  parallel_for(n, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i)
+      if (pred(i)) {
+        size_t seen = first.load();
+        while (i < seen && !first.compare_exchange_weak(seen, i)) {
+        }
+        return;
+      }
+  }, min_chunk);
+  return first.load();
 }
 
 }  // namespace zk
