@@ -21,9 +21,9 @@ struct Proof {
   G1Affine c;
 };
 
-// Generates the witness of `witness_seed` for `circuit` (one thread), evaluates its rows into a,
-// b, c (each domain_size() long) from the key's constraint matrices (every core the calling
-// thread may use: worker_threads()) and returns the assignment z. Throws zk::Error if the
+// Generates the witness of `witness_seed` for `circuit` (its independent parts in parallel),
+// evaluates its rows into a, b, c (each domain_size() long) from the key's constraint matrices and
+// returns the assignment z, on every core the calling thread may use (worker_threads()). Throws zk::Error if the
 // circuit does not match the key or the witness does not satisfy it.
 std::vector<Fr> synthesize(const circuits::Circuit& circuit, uint64_t witness_seed,
                            const ProvingKey& pk, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c,
