@@ -161,6 +161,24 @@ TEST(Simulation, SynthesisTimesAreTheMeanTimesFactorsTheSeedDraws) {
   for (const auto& [partition, duration_s] : times) EXPECT_NEAR(more_threads.at(partition), duration_s, 1e-6);
 }
 
+// Synthesis threads slow each other: with n synthesizing each runs at 1 / (1 + slowdown (n - 1)),
+// and where executions outnumber the cores they share them equally (the model computes synthesis
+// progress itself, so this is its arithmetic, not SimGrid's).
+TEST(Simulation, SynthesisSlowsWithContentionAndSharesTheCores) {
+  const Scenario four_at_once = with_setting(small_scenario(), "policy.pool_slabs", "4");  // partitions 0-3 start at 0
+  const double mean_s = four_at_once.calibration.synth_core_s_per_mconstraint *
+                        double(four_at_once.workload.constraints_per_partition) / 1e6;
+  const double slowdown = four_at_once.calibration.synth_slowdown_per_extra_thread;
+  ASSERT_GT(slowdown, 0);
+  const std::map<std::uint32_t, double> contended = synthesis_s(four_at_once);
+  for (std::uint32_t partition = 0; partition < 4; ++partition)
+    EXPECT_NEAR(contended.at(partition), mean_s * (1 + 3 * slowdown), 1e-9) << partition;
+  const std::map<std::uint32_t, double> on_two_cores = synthesis_s(
+      with_setting(with_setting(four_at_once, "hardware.cores", "2"), "synthesis.slowdown_per_extra_thread", "0"));
+  for (std::uint32_t partition = 0; partition < 4; ++partition)
+    EXPECT_NEAR(on_two_cores.at(partition), mean_s * 2, 1e-9) << partition;
+}
+
 // cpu.witness_split_s: after its copy a worker splits the witness on the CPU before it takes the
 // GPU; with one partition in flight at a time each first kernel starts that long after its copy.
 TEST(Simulation, TheWitnessSplitSeparatesTheCopyFromTheFirstKernel) {
