@@ -164,6 +164,7 @@ CalibrationFit fit_h2d_benchmark(const std::vector<H2dBenchmarkRow>& rows, std::
 CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
   std::map<trace::Phase, std::pair<std::vector<double>, std::vector<double>>> phase_points;
   std::vector<double> synth_extra_threads, synth_s_per_mconstraint, assemble_s, verify_s, section_idle_s, split_s;
+  std::vector<std::uint32_t> synth_cores, synth_threads;  // per synthesis span: its run's cores and threads
   AssemblyEvidence assembly;
   std::map<bool, std::pair<std::vector<double>, std::vector<double>>> h2d_points;  // pinned? -> (t, s/GB)
   for (const std::filesystem::path& path : traces) {
@@ -193,6 +194,8 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
       } else if (span.phase == trace::Phase::synth && span.items > 0) {
         synth_extra_threads.push_back(mean_synthesizing(synth_spans, span.start_s, span.end_s) - 1);
         synth_s_per_mconstraint.push_back(span.duration_s() / (double(span.items) / 1e6));
+        synth_cores.push_back(sidecar.machine.value("cores", std::uint32_t{1}));
+        synth_threads.push_back(sidecar.settings.value("synthesis_threads", std::uint32_t{1}));
       } else if (span.phase == trace::Phase::h2d && span.bytes > 0 && span.duration_s() > 0) {
         // a span without items carries SRS bases, which always come from pinned memory
         const bool pinned = *staging == policy::Staging::pinned || span.items == 0;
@@ -224,14 +227,39 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
     fit.reports.push_back(std::move(report));
   }
   if (!synth_s_per_mconstraint.empty()) {
-    FitReport report = fit_polynomial("synthesis", "extra_threads", "core_s_per_mconstraint", synth_extra_threads,
-                                      synth_s_per_mconstraint, 1);
-    // A negative slowdown is not physical (within a run the slow syntheses are those that ended
-    // with fewer others still running, which biases the slope down): fit the mean instead.
-    if (report.coefficients[1] < 0)
-      report = fit_polynomial("synthesis (negative slope refitted as a constant)", "extra_threads",
-                              "core_s_per_mconstraint", std::move(synth_extra_threads),
-                              std::move(synth_s_per_mconstraint), 0);
+    // One-core times at parallel fraction p: each span's time over its run's share factor.
+    auto fit_synthesis = [&](double p) {
+      std::vector<double> one_core(synth_s_per_mconstraint.size());
+      for (std::size_t i = 0; i < one_core.size(); ++i)
+        one_core[i] = synth_s_per_mconstraint[i] / synthesis_share_factor(p, synth_cores[i], synth_threads[i]);
+      const std::string name = p > 0 ? fmt::format("synthesis, one core (parallel fraction {:.2f})", p) : "synthesis";
+      FitReport report = fit_polynomial(name, "extra_threads", "core_s_per_mconstraint", synth_extra_threads, one_core, 1);
+      // A negative slowdown is not physical (within a run the slow syntheses are those that ended
+      // with fewer others still running, which biases the slope down): fit the mean instead.
+      if (report.coefficients[1] < 0)
+        report = fit_polynomial(name + " (negative slope refitted as a constant)", "extra_threads",
+                                "core_s_per_mconstraint", synth_extra_threads, std::move(one_core), 0);
+      double squared_seconds = 0;  // the residuals back in measured seconds per million constraints
+      for (std::size_t i = 0; i < report.residuals.size(); ++i)
+        squared_seconds += std::pow(report.residuals[i] * synthesis_share_factor(p, synth_cores[i], synth_threads[i]), 2);
+      return std::pair{std::move(report), squared_seconds};
+    };
+    // Runs that gave every synthesis thread the same number of cores fit every p alike: p stays
+    // unfitted (the scenario's, 0 by default). Otherwise the p of 0, 0.01 .. 0.99 that fits best.
+    std::set<std::uint32_t> shares;
+    for (std::size_t i = 0; i < synth_cores.size(); ++i)
+      shares.insert(std::max<std::uint32_t>(1, synth_cores[i] / std::max<std::uint32_t>(1, synth_threads[i])));
+    auto [report, best_squared_seconds] = fit_synthesis(0);
+    if (shares.size() > 1) {
+      fit.synth_parallel_fraction = 0.0;
+      for (int hundredths = 1; hundredths < 100; ++hundredths) {
+        auto [candidate, squared_seconds] = fit_synthesis(hundredths / 100.0);
+        if (squared_seconds < best_squared_seconds) {
+          report = std::move(candidate), best_squared_seconds = squared_seconds;
+          fit.synth_parallel_fraction = hundredths / 100.0;
+        }
+      }
+    }
     fit.synth_core_s_per_mconstraint = report.coefficients[0];
     fit.synth_slowdown_per_extra_thread =
         report.coefficients.size() > 1 ? report.coefficients[1] / report.coefficients[0] : 0.0;
@@ -289,6 +317,7 @@ void merge_fit(CalibrationFit& into, CalibrationFit from) {
   take(into.synth_core_s_per_mconstraint, from.synth_core_s_per_mconstraint);
   take(into.synth_slowdown_per_extra_thread, from.synth_slowdown_per_extra_thread);
   take(into.synth_time_factors, from.synth_time_factors);
+  take(into.synth_parallel_fraction, from.synth_parallel_fraction);
   take(into.synth_memory_load_threads, from.synth_memory_load_threads);
   take(into.assemble_s, from.assemble_s);
   take(into.assemble_in_compute_section, from.assemble_in_compute_section);
@@ -313,6 +342,8 @@ std::string calibration_toml(const CalibrationFit& fit, const std::string& prove
                           *fit.synth_core_s_per_mconstraint, *fit.synth_slowdown_per_extra_thread);
     if (fit.synth_time_factors)
       text += fmt::format("time_factors = [{:.4f}]\n", fmt::join(*fit.synth_time_factors, ", "));
+    if (fit.synth_parallel_fraction)
+      text += fmt::format("parallel_fraction = {:.9g}\n", *fit.synth_parallel_fraction);
     if (fit.synth_memory_load_threads)
       text += fmt::format("memory_load_threads = {:.9g}\n", *fit.synth_memory_load_threads);
   }

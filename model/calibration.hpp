@@ -34,6 +34,7 @@ struct CalibrationFit {
   std::optional<double> synth_core_s_per_mconstraint;
   std::optional<double> synth_slowdown_per_extra_thread;
   std::optional<std::vector<double>> synth_time_factors;
+  std::optional<double> synth_parallel_fraction;  // only where the runs' core shares differ
   std::optional<double> synth_memory_load_threads;
   std::optional<double> assemble_s;
   std::optional<bool> assemble_in_compute_section;
@@ -62,6 +63,9 @@ double idle_pinned_gbps(const std::vector<H2dBenchmarkRow>& rows);
 // GPU attempt's kernel window; witness_split_s the median time from a copy's end to its first
 // kernel where the GPU was free (trace_conventions.hpp); synth_time_factors every synthesis's
 // time relative to the synthesis fit, scaled to mean 1 (the model draws from them);
+// synth_parallel_fraction the p (0, 0.01 .. 0.99) whose synthesis fit leaves the smallest
+// residuals in seconds, where runs gave their synthesis threads different core shares (a run at one
+// share cannot tell p apart);
 // assemble_in_compute_section is true when assemblies were seen and no other
 // partition's kernel on the same GPU ever started during one (the section was held).
 CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces);

@@ -207,6 +207,7 @@ Calibration read_calibration(TableReader& root, double link_gbps) {
   calibration.synth_core_s_per_mconstraint = synthesis.required_number("core_s_per_mconstraint", 1e-9, 1e6);
   calibration.synth_slowdown_per_extra_thread = synthesis.number("slowdown_per_extra_thread", 0, 0, 10);
   calibration.synth_memory_load_threads = synthesis.number("memory_load_threads", 1, 0, 64);
+  calibration.synth_parallel_fraction = synthesis.number("parallel_fraction", 0, 0, 1);
   if (const toml::array* factors = synthesis.array("time_factors")) {
     for (const toml::node& factor : *factors) {
       const auto value = factor.value<double>();

@@ -6,7 +6,7 @@
 // tables are read first, in order, and overridden by the scenario's own keys. `[sweep]` lists values for any key; a sweep
 // expands into one Scenario per point (cartesian product, keys in alphabetical order).
 #pragma once
-
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -50,12 +50,17 @@ struct Calibration {
   H2dPathCost h2d_pinned;
   H2dPathCost h2d_pageable;
   // Synthesis time of one partition: core_s_per_mconstraint * constraints / 1e6
-  //   * (1 + slowdown_per_extra_thread * (synthesizing threads - 1)) * f, where f is one of
+  //   * (1 + slowdown_per_extra_thread * (synthesizing threads - 1)) * synthesis_share_factor() * f, where f is one of
   // synth_time_factors, drawn uniformly from the scenario's seed keyed by partition and attempt
   // (calibration: the measured times relative to the fit, mean 1); none: f = 1.
   double synth_core_s_per_mconstraint = 0;
   double synth_slowdown_per_extra_thread = 0;
   std::vector<double> synth_time_factors;
+  // The share of a synthesis that runs in parallel on its thread's cores, p: the engine gives each
+  // synthesis thread max(1, cores / synthesis threads) cores (ThreadShare), so the time above is
+  // for one core and a synthesis takes synthesis_share_factor() of it. 0: one core each, as the
+  // engine synthesized until 2026-11-29.
+  double synth_parallel_fraction = 0;
   double synth_memory_load_threads = 1;  // memcpy-equivalent memory-loading threads per synthesis thread
   double assemble_s = 0;
   // The worker's proof assembly holds its GPU's compute section (the engine assembles inside it).
@@ -69,6 +74,13 @@ struct Calibration {
   double verify_s = 0;  // CPU seconds to verify a proof, on the worker after assembly (0: no verify)
   std::map<trace::Phase, PhaseCost> gpu_phase_cost;  // only phases listed are simulated
 };
+
+// 1 - p + p / share, share = max(1, cores / threads) cores per synthesis thread as the engine gives
+// them: how much of its one-core time a synthesis takes.
+inline double synthesis_share_factor(double parallel_fraction, std::uint32_t cores, std::uint32_t threads) {
+  const std::uint32_t share = std::max<std::uint32_t>(1, cores / std::max<std::uint32_t>(1, threads));
+  return 1 - parallel_fraction + parallel_fraction / double(share);
+}
 
 struct Hardware {
   std::uint32_t cores = 16;

@@ -439,7 +439,9 @@ void synthesis_thread(Simulation& sim, std::uint32_t thread) {
     const double start_s = sg4::Engine::get_clock();
     sim.cpu->synthesize(calibration.synth_core_s_per_mconstraint * double(workload.constraints_per_partition) / 1e6 *
                         synthesis_time_factor(sim.scenario.seed, grant.partition, grant.attempt,
-                                              calibration.synth_time_factors));
+                                              calibration.synth_time_factors) *
+                        synthesis_share_factor(calibration.synth_parallel_fraction, sim.scenario.hardware.cores,
+                                               sim.scenario.policy.synthesis_threads));
     sim.record(grant.partition, Phase::synth, resource, start_s, workload.partition_host_bytes(),
                workload.constraints_per_partition);
     sim.policy.synthesis_finished(grant.partition);

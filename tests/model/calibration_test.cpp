@@ -87,6 +87,36 @@ TEST(Calibration, RecoversKnownParametersFromSimulatedTraces) {
   EXPECT_FALSE(format_fit_reports(fit.reports).empty());
 }
 
+// Runs that give their synthesis threads 8, 4 and 1 cores each (16 cores; 2, 4 and 16 threads)
+// show how much of a synthesis runs in parallel: the fit finds the scenario's parallel fraction and
+// its one-core time.
+TEST(Calibration, RecoversTheParallelFractionOfSynthesis) {
+  testing::ScratchDirectory scratch;
+  Scenario truth = parse_scenario_text(testing::small_scenario_text(), "small.toml", ".").base;
+  truth = with_setting(truth, "hardware.cores", "16");
+  truth = with_setting(truth, "synthesis.parallel_fraction", "0.6");
+  std::vector<std::filesystem::path> traces;
+  for (const char* threads : {"2", "4", "16"}) {
+    Scenario scenario = with_setting(truth, "policy.synthesis_threads", threads);
+    scenario = with_setting(scenario, "policy.partitions_in_flight", "16");
+    scenario = with_setting(scenario, "policy.pool_slabs", "16");
+    const auto path = scratch.path() / fmt::format("threads{}.csv", threads);
+    const SimulationResult result = simulate(scenario);
+    trace::write_csv_file(path, result.spans);
+    trace::write_sidecar(trace::sidecar_path_for(path), simulation_sidecar(scenario, result));
+    traces.push_back(path);
+  }
+  const CalibrationFit fit = fit_traces(traces);
+  ASSERT_TRUE(fit.synth_parallel_fraction && fit.synth_core_s_per_mconstraint);
+  EXPECT_NEAR(*fit.synth_parallel_fraction, 0.6, 0.05);
+  EXPECT_NEAR(*fit.synth_core_s_per_mconstraint, truth.calibration.synth_core_s_per_mconstraint,
+              0.05 * truth.calibration.synth_core_s_per_mconstraint);
+  EXPECT_NE(calibration_toml(fit, "test").find("parallel_fraction = 0.6"), std::string::npos);
+
+  // One share only (16 threads on 16 cores): p cannot be told apart and is left to the scenario.
+  EXPECT_FALSE(fit_traces({traces.back()}).synth_parallel_fraction);
+}
+
 // Synthesis times of 0.8 and 1.25 times the mean are fitted as those factors, scaled to mean 1
 // (the fitted time is their mean).
 TEST(Calibration, RecoversHowSynthesisTimesVary) {

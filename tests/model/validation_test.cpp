@@ -207,7 +207,7 @@ TEST(Validation, CalibratedOnPinnedRunsPredictsPageableOnes) {
 
 // The H200 sweep at 2^22 (synthesis threads {4,8,12,16} x slabs {1,2,4,8}): calibrated on slabs
 // {1, 4}, slabs {2, 8} predicted (median of 101 seeds) against the median of each held-out point's
-// four runs (the sweep's and three repeats): mean error 3.0 %, utilization within 3.2 points, the
+// four runs (the sweep's and three repeats): mean error 3.0 %, utilization within 2.3 points, the
 // issue's targets being 5 % and 5 points (the README's table; with one run per point 5.3 % and 4.7
 // points, the rest being run-to-run noise of synthesis, model/README.md).
 TEST(Validation, PredictsTheH200SweepFromHalfOfIt) {
@@ -228,6 +228,27 @@ TEST(Validation, PredictsTheH200SweepFromHalfOfIt) {
   }
   EXPECT_LE(result.mean_abs_throughput_error_pct, 5.0) << format_validation(result);
   EXPECT_LE(result.max_abs_utilization_points, 5.0) << format_validation(result);
+}
+
+// Two H200s on one host (issue 8): calibrated on the threads {4,16} x slabs {1,2,8} sweep at 2^22
+// run on one of the GPUs, the same sweep on both predicted. Measured once per point: mean error
+// 8.4 %, utilization within 7.8 points (11.5 % and 16.3 before the model had the engine's per-thread
+// core share of synthesis; the fit finds a parallel fraction of 0.95).
+TEST(Validation, PredictsTwoGpusFromOneOnTheSameHost) {
+  testing::ScratchDirectory scratch;
+  ValidationOptions options;
+  options.traces = testing::source_dir() / "scenarios/calibration/traces/staging-h200x2-20261129";
+  options.output = scratch.path() / "validation";
+  options.calibrate_on = {"sweep-one-gpu/*"};
+  options.only = {"sweep-*"};
+  options.base_calibration = {testing::source_dir() / "scenarios/calibration/h200-h2d.toml"};
+  options.parallel = 2;
+  const ValidationResult result = validate(options);
+  ASSERT_EQ(result.calibration_runs.size(), 6u);
+  ASSERT_EQ(result.runs.size(), 6u);
+  for (const ValidatedRun& run : result.runs) EXPECT_TRUE(run.name.starts_with("sweep-two-gpus/")) << run.name;
+  EXPECT_LE(result.mean_abs_throughput_error_pct, 10.0) << format_validation(result);
+  EXPECT_LE(result.max_abs_utilization_points, 10.0) << format_validation(result);
 }
 
 // A point measured three times is compared by the median of its runs.
