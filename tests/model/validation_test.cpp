@@ -158,11 +158,16 @@ TEST(Validation, RepeatsOfAPointShareItsNameAndItsSideOfTheSplit) {
                                                 "pm/sweep-t4-s8-r1", "pm/sweep-t4-s8-r2"}));
 }
 
-ValidationResult validate_shipped(const testing::ScratchDirectory& scratch, std::vector<std::string> calibrate_on) {
+// `zkpipe validate` over a shipped experiment (`folder` below the source tree), with the H200's H2D
+// calibration first, as the README's commands run it.
+ValidationResult validate_shipped(const testing::ScratchDirectory& scratch, std::vector<std::string> calibrate_on,
+                                  const std::filesystem::path& folder = shipped_traces,
+                                  std::vector<std::string> only = {}) {
   ValidationOptions options;
-  options.traces = testing::source_dir() / shipped_traces;
+  options.traces = testing::source_dir() / folder;
   options.output = scratch.path() / "validation";
   options.calibrate_on = std::move(calibrate_on);
+  options.only = std::move(only);
   options.base_calibration = {testing::source_dir() / "scenarios/calibration/h200-h2d.toml"};
   options.parallel = 2;
   return validate(options);
@@ -212,13 +217,8 @@ TEST(Validation, CalibratedOnPinnedRunsPredictsPageableOnes) {
 // points, the rest being run-to-run noise of synthesis, model/README.md).
 TEST(Validation, PredictsTheH200SweepFromHalfOfIt) {
   testing::ScratchDirectory scratch;
-  ValidationOptions options;
-  options.traces = testing::source_dir() / "scenarios/calibration/traces/staging-h200-20261129T1157";
-  options.output = scratch.path() / "validation";
-  options.only = {"poseidon-merkle/sweep-*"};
-  options.base_calibration = {testing::source_dir() / "scenarios/calibration/h200-h2d.toml"};
-  options.parallel = 2;
-  const ValidationResult result = validate(options);
+  const ValidationResult result = validate_shipped(scratch, {}, "scenarios/calibration/traces/staging-h200-20261129T1157",
+                                                   {"poseidon-merkle/sweep-*"});
   ASSERT_EQ(result.calibration_runs.size(), 8u);
   ASSERT_EQ(result.runs.size(), 8u);
   for (const ValidatedRun& run : result.runs) {
@@ -236,14 +236,8 @@ TEST(Validation, PredictsTheH200SweepFromHalfOfIt) {
 // core share of synthesis; the fit finds a parallel fraction of 0.95).
 TEST(Validation, PredictsTwoGpusFromOneOnTheSameHost) {
   testing::ScratchDirectory scratch;
-  ValidationOptions options;
-  options.traces = testing::source_dir() / "scenarios/calibration/traces/staging-h200x2-20261129";
-  options.output = scratch.path() / "validation";
-  options.calibrate_on = {"sweep-one-gpu/*"};
-  options.only = {"sweep-*"};
-  options.base_calibration = {testing::source_dir() / "scenarios/calibration/h200-h2d.toml"};
-  options.parallel = 2;
-  const ValidationResult result = validate(options);
+  const ValidationResult result = validate_shipped(scratch, {"sweep-one-gpu/*"},
+                                                   "scenarios/calibration/traces/staging-h200x2-20261129", {"sweep-*"});
   ASSERT_EQ(result.calibration_runs.size(), 6u);
   ASSERT_EQ(result.runs.size(), 6u);
   for (const ValidatedRun& run : result.runs) EXPECT_TRUE(run.name.starts_with("sweep-two-gpus/")) << run.name;
