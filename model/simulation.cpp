@@ -19,6 +19,9 @@
 #include <xbt/log.h>
 
 #include "child_process.hpp"
+#include "costed_work.hpp"
+#include "runtime/fifo_semaphore.hpp"
+#include "runtime/pipeline.hpp"
 #include "trace/trace_csv.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -28,39 +31,6 @@ namespace zkpipe::model {
 namespace {
 
 using trace::Phase;
-
-// Items a GPU phase works on: the domain for the NTTs and H, the scalars that are neither 0 nor 1
-// for the tail MSM, the 1-scalars for batch addition, the non-zero scalars for whole MSMs.
-std::uint64_t phase_items(Phase phase, const Workload& workload) {
-  const double constraints = double(workload.constraints_per_partition);
-  switch (phase) {
-    case Phase::ntt:
-    case Phase::msm_h: return workload.constraints_per_partition;
-    case Phase::batch_add: return std::uint64_t(constraints * workload.one_scalar_share);
-    case Phase::tail_msm:
-      return std::uint64_t(constraints * (1 - workload.zero_scalar_share - workload.one_scalar_share));
-    default: return std::uint64_t(constraints * (1 - workload.zero_scalar_share));
-  }
-}
-
-// How much longer than the mean this attempt's synthesis takes: one of `factors`, drawn
-// uniformly as a pure function of (seed, partition, attempt), so that every sweep point draws
-// the same factor for the same partition (std::mt19937_64 and std::seed_seq are specified
-// exactly by the standard: the same draws on every platform).
-double synthesis_time_factor(std::uint64_t seed, std::uint32_t partition, std::uint32_t attempt,
-                             const std::vector<double>& factors) {
-  if (factors.empty()) return 1;
-  std::seed_seq keys{std::uint32_t(seed), std::uint32_t(seed >> 32), partition, attempt};
-  std::mt19937_64 bits(keys);
-  return factors[std::size_t(double(bits() >> 11) * 0x1.0p-53 * double(factors.size()))];
-}
-
-// The rate a copy chunk runs at: the path's rate at the memory load of `synthesizing` threads,
-// divided by `slowdown` (a slow-transfer fault).
-double copy_rate_gbps(const Scenario& scenario, const H2dPathCost& path, std::uint32_t synthesizing, double slowdown) {
-  return path.rate_gbps(scenario.hardware.pcie_h2d_gbps, synthesizing * scenario.calibration.synth_memory_load_threads) /
-         slowdown;
-}
 
 // Every rate a copy chunk can run at, ascending, without repeats.
 std::vector<double> possible_copy_rates_gbps(const Scenario& scenario) {
@@ -95,6 +65,10 @@ struct CopyEngine {
 // waiting here cannot miss a wake-up, and no mutex is needed around policy calls.
 class WaitQueue {
  public:
+  template <class Lock>
+  void wait(Lock&) {
+    wait();
+  }
   void wait() {
     waiters_.push_back(sg4::Actor::self());
     sg4::this_actor::suspend();
@@ -119,34 +93,15 @@ class WaitQueue {
   std::deque<sg4::Actor*> waiters_;
 };
 
-// A FIFO semaphore (a mutex with one unit; BasicLockable, for std::unique_lock): a release hands
-// the unit to the longest waiter, as SimGrid's Semaphore and Mutex do, but taking a free unit and
-// releasing one nobody waits for cost no simcall (SimGrid's cost one or two each: 2.5 % of the
-// seed scenario's instructions).
-class FifoSemaphore {
- public:
-  explicit FifoSemaphore(std::uint32_t units) : free_units_(units) {}
-  void lock() {
-    if (free_units_ > 0) {
-      --free_units_;
-    } else {
-      waiters_.wait();  // resumed by unlock(), which hands its unit over
-    }
-  }
-  void unlock() {
-    if (!waiters_.notify_one()) ++free_units_;
-  }
-
- private:
-  std::uint32_t free_units_;
-  WaitQueue waiters_;
-};
+// Copy engines and compute sections: a release hands the unit to the longest waiter, as SimGrid's
+// Semaphore and Mutex do, but taking a free unit and releasing one nobody waits for cost no
+// simcall (SimGrid's cost one or two each: 2.5 % of the seed scenario's instructions).
+using FifoSemaphore = runtime::FifoSemaphore<WaitQueue>;
 
 struct Gpu {
   sg4::Host* host = nullptr;
   std::vector<CopyEngine> copy_engines;
   std::unique_ptr<FifoSemaphore> free_copy_engines;  // copies on one direction are served in order
-  std::unique_ptr<FifoSemaphore> compute;            // one worker's kernels at a time on a GPU
   std::string pcie_resource;
 };
 
@@ -209,7 +164,7 @@ class CpuHost {
     std::vector<double> rates;
     for (std::uint32_t synthesizing = 0; synthesizing <= synthesis_threads; ++synthesizing)
       for (std::uint32_t executing = 0; executing <= workers; ++executing)
-        rates.push_back(rate(cores, slowdown_per_extra_thread, synthesizing, executing));
+        rates.push_back(host_rate(cores, slowdown_per_extra_thread, synthesizing, executing));
     return rates;
   }
 
@@ -246,13 +201,6 @@ class CpuHost {
     }
   };
 
-  static double rate(std::uint32_t cores, double slowdown_per_extra_thread, std::uint32_t synthesizing,
-                     std::uint32_t executing) {
-    const double core_speed = 1.0 / (1 + slowdown_per_extra_thread * double(std::max<std::uint32_t>(synthesizing, 1) - 1));
-    const std::uint32_t sharing = synthesizing + executing;
-    return sharing > cores ? core_speed * (double(cores) / double(sharing)) : core_speed;
-  }
-
   void advance_to_now() {
     const double now_s = sg4::Engine::get_clock();
     work_done_ += rate_ * (now_s - work_done_at_s_);
@@ -266,7 +214,7 @@ class CpuHost {
     advance_to_now();
     synthesizing_ = synthesizing;
     executing_ = executing;
-    const double new_rate = rate(cores_, slowdown_per_extra_thread_, synthesizing, executing);
+    const double new_rate = host_rate(cores_, slowdown_per_extra_thread_, synthesizing, executing);
     if (new_rate == rate_) return false;
     host_->set_pstate(int(synthesizing * (workers_ + 1) + executing));
     rate_ = new_rate;
@@ -312,90 +260,86 @@ class CpuHost {
   simgrid::kernel::timer::Timer* next_end_ = nullptr;  // when the first of `running_` ends
 };
 
-// Everything the actors share.
-struct Simulation {
-  explicit Simulation(const Scenario& s)
-      : scenario(s),
-        policy(s.policy_settings()),
-        faults(s.fault_options()),
-        staging_held_by_worker(s.hardware.gpus * s.policy.workers_per_gpu, false),
-        dies_after_copy(staging_held_by_worker.size(), false),
-        gpu_work_ready(s.policy_settings().pools()) {}
+// The pipeline's runtime on SimGrid: actors on the CPU host, the simulated clock, FIFO waits. The
+// pipeline's mutex is a no-op: SimGrid runs actors cooperatively on one OS thread and switches
+// only at simcalls, so checking the policy and then waiting cannot miss a wake-up.
+class SimgridRuntime {
+ public:
+  struct Mutex {
+    void lock() {}
+    void unlock() {}
+  };
+  using WaitQueue = model::WaitQueue;
+  struct Section : FifoSemaphore {
+    Section() : FifoSemaphore(1) {}
+  };
+
+  explicit SimgridRuntime(sg4::Engine& engine) : engine_(engine) {}
+  void set_host(sg4::Host* host) { host_ = host; }
+
+  double now_s() const { return sg4::Engine::get_clock(); }
+  void sleep_until(double s) { sg4::this_actor::sleep_until(s); }
+  void run(std::vector<std::function<void()>> actors, std::vector<std::function<void()>> daemons) {
+    std::uint32_t index = 0;
+    for (auto& actor : actors) sg4::Actor::create(fmt::format("actor{}", index++), host_, std::move(actor));
+    for (auto& daemon : daemons) sg4::Actor::create(fmt::format("daemon{}", index++), host_, std::move(daemon))->daemonize();
+    engine_.run();
+  }
+
+ private:
+  sg4::Engine& engine_;
+  sg4::Host* host_ = nullptr;
+};
+
+// The platform the model's costs run on under SimGrid (CostedWork's Machine): synthesis on the CPU
+// host's model-kept progress, workers' host work and kernels as executions, copies in chunks on
+// the copy engines, each chunk at its path's rate under the memory load at its start.
+struct SimgridMachine {
+  explicit SimgridMachine(const Scenario& s) : scenario(s), waiters(s.hardware.gpus * s.policy.workers_per_gpu) {}
 
   const Scenario& scenario;
-  policy::SchedulingPolicy policy;
-  faults::FaultInjector faults;
-  // A worker holds its partition's staging (slab or pageable a/b/c) from assignment to the end of
-  // its copy; a worker that dies meanwhile dies when the copy ends, so the policy never reissues
-  // a slab that a copy still reads.
-  std::vector<bool> staging_held_by_worker;
-  std::vector<bool> dies_after_copy;
-  void worker_died(policy::WorkerId worker) {
-    policy.worker_died(worker);
-    announce(Event::worker_died);
-  }
-  // Waiters are woken only by events that can unblock them, one at a time where one event
-  // unblocks one waiter (waking every actor on every event costs more than the simulation).
-  WaitQueue synthesis_may_start;
-  // Idle workers: all in one queue with one pinned pool per host; with one pool per GPU, in their
-  // GPU's queue, so that a partition bound to a GPU wakes only a worker that may take it.
-  std::vector<WaitQueue> gpu_work_ready;
-  WaitQueue& gpu_work_ready_on(std::uint32_t gpu) { return gpu_work_ready[gpu_work_ready.size() > 1 ? gpu : 0]; }
-
-  // partition_ready: a worker may take it; synthesis_may_resume: staging was released or a failed
-  // partition was requeued, so one more synthesis may start; proved: nothing new unless the job
-  // ended; worker_died: anything may have changed. A partition ready for the GPU it is bound to
-  // (`bound_gpu`) wakes a worker of that GPU; one bound to none wakes a worker of each queue.
-  enum class Event { partition_ready, synthesis_may_resume, proved, worker_died };
-  void announce(Event event, std::optional<std::uint32_t> bound_gpu = std::nullopt) {
-    if (policy.finished() || event == Event::worker_died) {
-      synthesis_may_start.notify_all();
-      for (WaitQueue& queue : gpu_work_ready) queue.notify_all();
-    } else if (event == Event::partition_ready) {
-      if (bound_gpu) {
-        gpu_work_ready_on(*bound_gpu).notify_one();
-      } else {
-        for (WaitQueue& queue : gpu_work_ready) queue.notify_one();
-      }
-    } else if (event == Event::synthesis_may_resume) {
-      synthesis_may_start.notify_one();
-    }
-  }
-
+  std::vector<ActivityWaiter> waiters;  // one per worker
   std::unique_ptr<CpuHost> cpu;
   std::vector<Gpu> gpus;
   std::uint64_t activities = 0;
   std::vector<double> copy_rates_gbps = possible_copy_rates_gbps(scenario);
-  trace::Trace spans;
 
-  void record(std::uint32_t partition, Phase phase, std::string resource, double start_s,
-              std::uint64_t bytes, std::uint64_t items) {
-    spans.push_back({scenario.name, trace::Source::simulated, partition, phase, std::move(resource),
-                     start_s, sg4::Engine::get_clock(), bytes, items});
-  }
-
-  void execute_on_gpu(ActivityWaiter& worker, const Gpu& gpu, double seconds) {
+  double now_s() const { return sg4::Engine::get_clock(); }
+  void synthesize(double core_s) { cpu->synthesize(core_s); }
+  void host_work(policy::WorkerId worker, double core_s) { cpu->execute(waiters[worker], core_s, activities); }
+  void kernel(policy::WorkerId worker, std::uint32_t gpu, double seconds) {
     if (seconds <= 0) return;
-    worker.execute_on(gpu.host, seconds);
+    waiters[worker].execute_on(gpus[gpu].host, seconds);
     ++activities;
   }
-  void execute_on_cpu(ActivityWaiter& worker, double seconds) { cpu->execute(worker, seconds, activities); }
+  std::uint32_t take_copy_engine(std::uint32_t gpu) {
+    gpus[gpu].free_copy_engines->lock();
+    const auto engine = std::ranges::find(gpus[gpu].copy_engines, false, &CopyEngine::busy);
+    engine->busy = true;
+    return std::uint32_t(engine - gpus[gpu].copy_engines.begin());
+  }
+  void release_copy_engine(std::uint32_t gpu, std::uint32_t engine) {
+    gpus[gpu].copy_engines[engine].busy = false;
+    gpus[gpu].free_copy_engines->unlock();
+  }
+  void sleep_for(double seconds) { sg4::this_actor::sleep_for(seconds); }
 
-  // Copies `bytes` to a GPU in chunks on one copy engine; each chunk's rate follows the memory
-  // load (threads synthesizing) at its start, divided by `slowdown` (a slow-transfer fault).
-  void copy_to_gpu(ActivityWaiter& worker, CopyEngine& engine, std::uint64_t bytes, const H2dPathCost& path,
-                   double slowdown = 1) {
+  // Copies `bytes` in chunks on one copy engine; each chunk's rate follows the memory load
+  // (threads synthesizing) at its start, divided by `slowdown` (a slow-transfer fault).
+  void copy(policy::WorkerId worker, std::uint32_t gpu, std::uint32_t engine_index, std::uint64_t bytes,
+            const H2dPathCost& path, double slowdown) {
+    CopyEngine& engine = gpus[gpu].copy_engines[engine_index];
     for (std::uint64_t sent = 0; sent < bytes;) {
       const std::uint64_t chunk = std::min(scenario.hardware.h2d_chunk_bytes, bytes - sent);
       const double rate_gbps = copy_rate_gbps(scenario, path, cpu->synthesizing(), slowdown);
       const bool rate_changed = rate_gbps != engine.rate_gbps;
       engine.rate_gbps = rate_gbps;
       if (engine.link == nullptr) {
-        worker.execute_on(engine.endpoint, double(chunk),
-                          rate_changed ? std::optional(copy_rate_pstate(rate_gbps)) : std::nullopt);
+        waiters[worker].execute_on(engine.endpoint, double(chunk),
+                                   rate_changed ? std::optional(copy_rate_pstate(rate_gbps)) : std::nullopt);
       } else {
         if (rate_changed) engine.link->set_bandwidth(rate_gbps * 1e9);
-        worker.wait_until_done(sg4::Comm::sendto_async(cpu->host(), engine.endpoint, chunk));
+        waiters[worker].wait_until_done(sg4::Comm::sendto_async(cpu->host(), engine.endpoint, chunk));
       }
       ++activities;
       sent += chunk;
@@ -411,162 +355,13 @@ struct Simulation {
   }
 };
 
-void synthesis_thread(Simulation& sim, std::uint32_t thread) {
-  const std::string resource = fmt::format("cpu:{}", thread);
-  const Workload& workload = sim.scenario.workload;
-  const Calibration& calibration = sim.scenario.calibration;
-  while (true) {
-    const double asked_s = sg4::Engine::get_clock();
-    std::optional<policy::WaitReason> blocked_on;
-    policy::SynthesisGrant grant;
-    {
-      while (true) {
-        const policy::SynthesisDecision decision = sim.policy.request_synthesis();
-        if (const auto* granted = std::get_if<policy::SynthesisGrant>(&decision)) {
-          grant = *granted;
-          break;
-        }
-        const policy::WaitReason reason = std::get<policy::WaitReason>(decision);
-        if (reason == policy::WaitReason::job_finished) return;
-        if (reason == policy::WaitReason::budget || reason == policy::WaitReason::pool) blocked_on = reason;
-        sim.synthesis_may_start.wait();
-      }
-    }
-    if (blocked_on && sg4::Engine::get_clock() > asked_s)
-      sim.record(grant.partition, *blocked_on == policy::WaitReason::pool ? Phase::wait_pool : Phase::wait_budget,
-                 resource, asked_s, 0, 0);
-
-    const double start_s = sg4::Engine::get_clock();
-    sim.cpu->synthesize(calibration.synth_core_s_per_mconstraint * double(workload.constraints_per_partition) / 1e6 *
-                        synthesis_time_factor(sim.scenario.seed, grant.partition, grant.attempt,
-                                              calibration.synth_time_factors) *
-                        synthesis_share_factor(calibration.synth_parallel_fraction, sim.scenario.hardware.cores,
-                                               sim.scenario.policy.synthesis_threads));
-    sim.record(grant.partition, Phase::synth, resource, start_s, workload.partition_host_bytes(),
-               workload.constraints_per_partition);
-    sim.policy.synthesis_finished(grant.partition);
-    if (sim.policy.waiting_for_gpu(grant.partition)) {
-      sim.announce(Simulation::Event::partition_ready, grant.backing.gpu);
-    } else {  // taken back: no live worker may run it, so it was requeued (or failed) and its slab freed
-      sim.announce(Simulation::Event::synthesis_may_resume);
-    }
-  }
-}
-
-void gpu_worker(Simulation& sim, policy::WorkerId worker) {
-  const Scenario& scenario = sim.scenario;
-  const std::uint32_t gpu_index = worker / scenario.policy.workers_per_gpu;
-  Gpu& gpu = sim.gpus[gpu_index];
-  const std::string resource = fmt::format("gpu{}:w{}", gpu_index, worker % scenario.policy.workers_per_gpu);
-  ActivityWaiter waiter;
-  auto report = [&](Simulation::Event kind, auto&& event) {
-    if (!sim.policy.worker_alive(worker)) return false;  // the policy already requeued the work
-    event();
-    sim.announce(kind);
-    return true;
-  };
-  while (true) {
-    policy::GpuAssignment assignment;
-    {
-      while (true) {
-        if (sim.policy.finished() || !sim.policy.worker_alive(worker)) return;
-        if (auto next = sim.policy.request_gpu_work(worker)) {
-          assignment = *next;
-          break;
-        }
-        sim.gpu_work_ready_on(gpu_index).wait();
-      }
-    }
-    const std::uint32_t partition = assignment.partition;
-    sim.staging_held_by_worker[worker] = true;
-    const H2dPathCost& path = assignment.backing.staging == policy::Staging::pinned
-                                  ? scenario.calibration.h2d_pinned : scenario.calibration.h2d_pageable;
-    const faults::TransferFault transfer = sim.faults.transfer_fault(partition, assignment.attempt);
-    gpu.free_copy_engines->lock();
-    CopyEngine& engine = *std::ranges::find(gpu.copy_engines, false, &CopyEngine::busy);
-    engine.busy = true;
-    double start_s = sg4::Engine::get_clock();
-    if (transfer == faults::TransferFault::stalled) {  // no progress until the watchdog gives up
-      sg4::this_actor::sleep_for(scenario.faults.stalled_transfer_s);
-      sim.record(partition, Phase::h2d, gpu.pcie_resource, start_s, 0, 0);
-      engine.busy = false;
-      gpu.free_copy_engines->unlock();
-      sim.staging_held_by_worker[worker] = false;
-      if (sim.dies_after_copy[worker]) return sim.worker_died(worker);
-      if (!report(Simulation::Event::synthesis_may_resume, [&] { sim.policy.attempt_failed(partition); })) return;
-      continue;
-    }
-    sim.copy_to_gpu(waiter, engine, scenario.workload.partition_host_bytes(), path,
-                    transfer == faults::TransferFault::slow ? scenario.faults.slow_transfer_factor : 1);
-    sim.record(partition, Phase::h2d, gpu.pcie_resource, start_s, scenario.workload.partition_host_bytes(),
-               scenario.workload.constraints_per_partition);
-    if (scenario.policy.srs_residency == SrsResidency::pinned_host && scenario.workload.srs_bytes > 0) {
-      start_s = sg4::Engine::get_clock();
-      sim.copy_to_gpu(waiter, engine, scenario.workload.srs_bytes, scenario.calibration.h2d_pinned);
-      sim.record(partition, Phase::h2d, gpu.pcie_resource, start_s, scenario.workload.srs_bytes, 0);
-    }
-    engine.busy = false;
-    gpu.free_copy_engines->unlock();
-    sim.staging_held_by_worker[worker] = false;
-    if (sim.dies_after_copy[worker] || sim.faults.worker_dies(worker, partition, assignment.attempt))
-      return sim.worker_died(worker);
-    if (!report(Simulation::Event::synthesis_may_resume, [&] { sim.policy.copy_finished(partition); })) return;
-
-    const Calibration& calibration = scenario.calibration;
-    sim.execute_on_cpu(waiter, calibration.witness_split_s);
-    bool gpu_error = false, assembled = false;
-    double assemble_start_s = 0;
-    {
-      std::unique_lock compute(*gpu.compute);
-      bool first_kernel = true;
-      for (const auto& [phase, cost] : calibration.gpu_phase_cost) {
-        if (!sim.policy.worker_alive(worker)) break;  // a dead worker launches no more kernels
-        const std::uint64_t items = phase_items(phase, scenario.workload);
-        start_s = sg4::Engine::get_clock();
-        sim.execute_on_gpu(waiter, gpu, cost.seconds(items));
-        sim.record(partition, phase, resource, start_s, 0, items);
-        if (first_kernel) sim.execute_on_cpu(waiter, calibration.compute_section_host_s);  // the GPU held, idle
-        first_kernel = false;
-      }
-      if (calibration.assemble_in_compute_section && sim.policy.worker_alive(worker)) {
-        gpu_error = sim.faults.gpu_error(partition, assignment.attempt);
-        if (!gpu_error) {
-          assemble_start_s = sg4::Engine::get_clock();
-          sim.execute_on_cpu(waiter, calibration.assemble_s);
-          assembled = true;
-        }
-      }
-    }
-    if (!sim.policy.worker_alive(worker)) return;  // died computing or assembling: the policy requeued the partition
-    if (!calibration.assemble_in_compute_section) gpu_error = sim.faults.gpu_error(partition, assignment.attempt);
-    if (gpu_error) {
-      if (!report(Simulation::Event::synthesis_may_resume, [&] { sim.policy.attempt_failed(partition); })) return;
-      continue;
-    }
-    if (!assembled) {
-      assemble_start_s = sg4::Engine::get_clock();
-      sim.execute_on_cpu(waiter, calibration.assemble_s);
-      if (!sim.policy.worker_alive(worker)) return;  // the proof died with its worker; requeued
-    }
-    sim.record(partition, Phase::assemble, "cpu:assemble", assemble_start_s, 0, 0);
-    if (calibration.verify_s > 0) {
-      start_s = sg4::Engine::get_clock();
-      sim.execute_on_cpu(waiter, calibration.verify_s);
-      if (!sim.policy.worker_alive(worker)) return;  // the proof died with its worker; requeued
-      sim.record(partition, Phase::verify, "cpu:verify", start_s, 0, 0);
-    }
-    sim.policy.attempt_succeeded(partition);
-    sim.announce(Simulation::Event::proved);
-  }
-}
-
 // Whether `copies` copies at `copy_gbps` each can fill a link of `link_gbps` (a margin keeps rounding
 // out of it). A link that they cannot fill never sets a copy's rate, so it stays off the routes:
 // each link on a route costs SimGrid work at every copy chunk (measured: one link instead of three
 // takes 7 % fewer instructions per activity, 14.4k -> 13.4k, on the seed scenario).
 bool copies_can_fill(double link_gbps, double copies, double copy_gbps) { return copies * copy_gbps >= link_gbps * (1 - 1e-9); }
 
-void build_platform(Simulation& sim) {
+void build_platform(SimgridMachine& sim) {
   const Hardware& hardware = sim.scenario.hardware;
   sg4::NetZone* zone = sg4::create_full_zone("host0");
   // Speeds of 1 flop/s (the CPU at pstate 0): an execution's flops are its seconds on one core or one GPU.
@@ -614,24 +409,9 @@ void build_platform(Simulation& sim) {
       gpu.copy_engines.push_back(engine);
     }
     gpu.free_copy_engines = std::make_unique<FifoSemaphore>(hardware.copy_engines_h2d);
-    gpu.compute = std::make_unique<FifoSemaphore>(1);
     sim.gpus.push_back(std::move(gpu));
   }
   zone->seal();
-}
-
-// Spans in start order, ties in recording order. Sorting (start, recording index) keys and
-// moving each span once costs a ninth of stable-sorting the spans, each with two strings
-// (callgrind, 5000 partitions of the seed: 45M -> 5M instructions, 2 % of the simulation).
-trace::Trace in_start_order(trace::Trace recorded) {
-  std::vector<std::pair<double, std::size_t>> order;
-  order.reserve(recorded.size());
-  for (std::size_t index = 0; index < recorded.size(); ++index) order.emplace_back(recorded[index].start_s, index);
-  std::ranges::sort(order);
-  trace::Trace sorted;
-  sorted.reserve(recorded.size());
-  for (const auto& [start_s, index] : order) sorted.push_back(std::move(recorded[index]));
-  return sorted;
 }
 
 bool simulation_ran_in_this_process = false;
@@ -654,40 +434,11 @@ SimulationResult simulate_in_this_process(const Scenario& scenario) {
   sg4::Engine::set_config("cpu/optim:Full");
   sg4::Engine::set_config("network/optim:Full");
 
-  Simulation sim(scenario);
-  sim.spans.reserve(std::size_t(scenario.workload.partitions) * (scenario.calibration.gpu_phase_cost.size() + 6));
-  if (sim.faults.pinned_allocation_fails()) sim.policy.pinned_allocation_failed();
-  build_platform(sim);
-  for (std::uint32_t thread = 0; thread < scenario.policy.synthesis_threads; ++thread)
-    sg4::Actor::create(fmt::format("synth{}", thread), sim.cpu->host(), [&sim, thread] { synthesis_thread(sim, thread); });
-  const std::uint32_t workers = scenario.hardware.gpus * scenario.policy.workers_per_gpu;
-  for (policy::WorkerId worker = 0; worker < workers; ++worker)
-    sg4::Actor::create(fmt::format("worker{}", worker), sim.cpu->host(), [&sim, worker] { gpu_worker(sim, worker); });
-  for (std::size_t worker = 0; worker < scenario.faults.worker_death_s.size() && worker < workers; ++worker) {
-    const double death_s = scenario.faults.worker_death_s[worker];
-    sg4::Actor::create(fmt::format("death{}", worker), sim.cpu->host(), [&sim, worker, death_s] {
-      sg4::this_actor::sleep_until(death_s);
-      if (sim.staging_held_by_worker[worker]) {
-        sim.dies_after_copy[worker] = true;
-      } else {
-        sim.worker_died(policy::WorkerId(worker));
-      }
-    })->daemonize();
-  }
-  engine.run();
-
-  SimulationResult result;
-  result.spans = in_start_order(std::move(sim.spans));
-  result.activities = sim.activities;
-  result.proved = sim.policy.counters().proved;
-  result.failed = sim.policy.counters().failed;
-  result.failed_attempts = sim.policy.counters().failed_attempts;
-  result.staging = sim.policy.staging();
-  result.faults_injected = sim.faults.injected();
-  if (!sim.policy.finished())
-    throw std::runtime_error(fmt::format("simulation of {} stopped with partitions unfinished (a deadlock in the policy)",
-                                         scenario.name));
-  return result;
+  SimgridMachine machine(scenario);
+  build_platform(machine);
+  SimgridRuntime simgrid(engine);
+  simgrid.set_host(machine.cpu->host());
+  return run_costed_pipeline(scenario, simgrid, machine);
 }
 
 std::string serialize_result(const SimulationResult& result) {

@@ -34,6 +34,11 @@ struct SimulationResult {
 SimulationResult simulate_in_this_process(const Scenario& scenario);
 SimulationResult simulate(const Scenario& scenario);
 
+// The same pipeline and costs in logical time, in this process, as often as asked: each step at the
+// rate of the load it starts under (no contention while it runs) and no link shared by copy
+// engines. SimGrid's timeline exactly where nothing contends; the property tests' fast model.
+SimulationResult simulate_in_logical_time(const Scenario& scenario);
+
 // What the invariant checker may expect of `result`'s trace (the engine's twin:
 // zk::pipeline::trace_expectations): partitions, outcomes, budget, in-flight limit, and the pool
 // where the copies used pinned staging.

@@ -18,8 +18,11 @@ void add_soak_command(CLI::App& app) {
   auto options = std::make_shared<properties::SoakOptions>();
   options->jobs = std::max(1u, std::thread::hardware_concurrency());
   CLI::App* command = app.add_subcommand(
-      "soak", "Run the property suite's generated cases (policy, model, engine) in parallel processes; report violations");
+      "soak", "Run the property suite's generated cases (policy, pipeline, model, engine) in parallel processes; report violations");
   command->add_option("--policy-cases", options->policy_cases, "cases over the scheduling-policy properties")
+      ->capture_default_str();
+  command->add_option("--pipeline-cases", options->pipeline_cases,
+                      "cases over the pipeline properties (the model in logical time, in-process)")
       ->capture_default_str();
   command->add_option("--model-cases", options->model_cases, "cases over the model properties (each simulates)")
       ->capture_default_str();

@@ -2,14 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <exception>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <random>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -22,6 +19,8 @@
 #include "engine/util/machine.hpp"
 #include "engine/util/rng.hpp"
 #include "kernels/util/parallel.hpp"
+#include "runtime/pipeline.hpp"
+#include "runtime/thread_runtime.hpp"
 #include "trace/perfetto.hpp"
 #include "trace/sidecar.hpp"
 #include "trace/trace_csv.hpp"
@@ -30,6 +29,7 @@ namespace zk::pipeline {
 namespace {
 
 namespace policy = zkpipe::policy;
+namespace runtime = zkpipe::runtime;
 using Clock = std::chrono::steady_clock;
 using trace::Phase;
 
@@ -67,89 +67,139 @@ struct Worker {
   uint32_t gpu = 0, index = 0;
   std::unique_ptr<groth16::ProverBackend> backend;
   FakeBackend* fake = nullptr;  // `backend`, where it is the fake device: told each attempt
+  Rng blinding{std::random_device{}() ^ (uint64_t{std::random_device{}()} << 32)};
 };
 
-class Pipeline {
+using runtime::Step;
+using runtime::StepSpans;
+using runtime::Where;
+
+// The engine's work for the pipeline (runtime/pipeline.hpp): real memory, synthesis, copies,
+// kernels, verification and the proof sink, timed on the steady clock from `origin`.
+class EngineWork {
  public:
-  Pipeline(const Job& job, Settings settings, const ProofSink& sink, const RunOptions& options,
-           MemoryBudget& budget, PinnedPool* pool, std::vector<Worker>& workers, uint64_t partition_budget_bytes,
-           Clock::time_point origin)
-      : job_(job),
-        settings_(std::move(settings)),
-        sink_(sink),
-        options_(options),
-        budget_(budget),
-        pool_(pool),
-        workers_(workers),
-        origin_(origin),
-        policy_(policy_settings(partition_budget_bytes)),
-        gpu_compute_(settings_.gpus),
-        failed_attempts_(job.partitions, 0),
-        last_error_(job.partitions),
-        delivered_(job.partitions, false) {
-    if (pool_ && pool_->memory() == PinnedPool::Memory::none) policy_.pinned_allocation_failed();
-  }
+  using Staged = PartitionMemory;
+  struct Attempt {
+    std::vector<Fr> z;  // held by the worker once its a/b/c are copied (the worker's reservation)
+    groth16::ProofSplits splits;
+    groth16::Proof proof;
+    std::vector<Fr> publics;
+  };
 
-  void run() {
-    start_ = Clock::now();
-    {
-      std::vector<std::jthread> threads;
-      for (uint32_t t = 0; t < settings_.synthesis_threads; ++t) threads.emplace_back([this, t] { guarded([&] { synthesis_thread(t); }); });
-      for (Worker& worker : workers_) threads.emplace_back([this, &worker] { guarded([&] { gpu_worker(worker); }); });
+  EngineWork(const Job& job, const Settings& settings, const ProofSink& sink, const RunOptions& options,
+             MemoryBudget& budget, PinnedPool* pool, std::vector<Worker>& workers, Clock::time_point origin)
+      : job_(job), settings_(settings), sink_(sink), options_(options), budget_(budget), pool_(pool),
+        workers_(workers), origin_(origin), start_(Clock::now()) {}
+
+  Step synthesize(uint32_t, const policy::SynthesisGrant& grant, Staged& staged, StepSpans& spans) {
+    // Row evaluation runs in parallel; the synthesis threads split the cores between them.
+    const ThreadShare cores(worker_threads() / settings_.synthesis_threads);
+    // A replayed partition (the GPU stage alone) is a copy, not a synthesis: no items, so
+    // calibration does not fit synthesis cost to it.
+    const uint64_t items = settings_.stage_alone == StageAlone::gpu ? 0 : job_.pk->num_constraints;
+    const double start_s = now_s();
+    try {
+      staged = partition_memory(grant);
+      staged.z = job_.synthesize(grant.partition, staged.a, staged.b, staged.c);
+    } catch (const std::exception& e) {
+      spans.push_back({Phase::synth, Where::synthesis, start_s, now_s(), job_.abc_bytes(), items});
+      return Step::failed(e.what());
     }
-    if (fatal_) std::rethrow_exception(fatal_);
+    spans.push_back({Phase::synth, Where::synthesis, start_s, now_s(), job_.abc_bytes(), items});
+    return Step::ok();
   }
 
-  void fill(JobReport& report) {
-    report.proved = policy_.counters().proved;
-    report.failed_attempts = policy_.counters().failed_attempts;
-    report.failed_attempts_by_partition = failed_attempts_;
-    for (uint32_t p = 0; p < job_.partitions; ++p)
-      if (policy_.outcome(p) == policy::PartitionOutcome::failed)
-        report.failed.push_back({p, failed_attempts_[p],
-                                 last_error_[p].empty() ? "no GPU worker was left to prove it" : last_error_[p]});
-    report.workers_lost = workers_lost_;
-    report.partition_reserved_max_bytes = policy_.counters().reserved_bytes_max;
-    report.trace = std::move(spans_);
-    if (!policy_.finished()) throw std::logic_error("engine: threads stopped before every partition ended");
+  void check_handoff(const runtime::Context& context, const Staged& staged) const {
+    if (staged.slab && pool_->pools() > 1 && staged.slab->pool() != context.gpu)
+      throw std::logic_error(fmt::format("engine: partition {} staged in gpu{}'s pinned pool was handed to gpu{}",
+                                         context.partition, staged.slab->pool(), context.gpu));
+  }
+
+  Step copy_in(const runtime::Context& context, Staged&& staged, Attempt& attempt, StepSpans& spans) {
+    Worker& worker = workers_[context.worker];
+    const double start_s = now_s();
+    return on_device(context, [&] {
+      if (worker.fake) worker.fake->begin_attempt(context.partition, context.attempt);
+      worker.backend->stage_quotient_inputs(staged.a, staged.b, staged.c);
+      attempt.z = std::move(staged.z);
+      staged = {};  // the slab or pageable block and its reservations go back before the policy hears
+      spans.push_back({Phase::h2d, Where::link, start_s, now_s(), job_.abc_bytes(), job_.pk->num_constraints});
+    }, [&] { staged = {}; });
+  }
+
+  Step split(const runtime::Context& context, Attempt& attempt, StepSpans&) {
+    return on_device(context, [&] { attempt.splits = groth16::split_for_proof(attempt.z, *job_.pk); });
+  }
+
+  Step compute(const runtime::Context& context, Attempt& attempt, StepSpans& spans) {
+    Worker& worker = workers_[context.worker];
+    PhaseLog phases(origin_);
+    const Step step = on_device(context, [&] {
+      const ntt::Domain domain(int(job_.pk->lg_domain));
+      {
+        auto scope = timed(&phases, "ntt", domain.n);
+        worker.backend->staged_quotient_evaluations(domain);
+      }
+      attempt.proof = groth16::prove_staged(*worker.backend, *job_.pk, attempt.z, attempt.splits,
+                                            worker.blinding.field<Fr>(), worker.blinding.field<Fr>(), &phases);
+    });
+    for (const PhaseSpan& span : phases.spans()) {
+      const Phase phase = trace::parse_phase(span.phase).value();
+      spans.push_back({phase, phase == Phase::assemble ? Where::host : Where::gpu, span.start_s, span.end_s, 0, span.items});
+    }
+    return step;
+  }
+
+  Step conclude(const runtime::Context&, Attempt& attempt, StepSpans& spans) {
+    attempt.publics.assign(attempt.z.begin() + 1, attempt.z.begin() + 1 + job_.pk->num_public);
+    const double start_s = now_s();
+    const groth16::Verdict verdict = groth16::verify(job_.pk->verifying_key(), attempt.proof, attempt.publics);
+    spans.push_back({Phase::verify, Where::host, start_s, now_s(), 0, 1});
+    if (!verdict) return Step::failed(fmt::format("the proof did not verify ({}); not written", verdict.reason));
+    return Step::ok();
+  }
+
+  void deliver(const runtime::Context& context, Attempt& attempt) {
+    std::lock_guard deliver(sink_mutex_);
+    sink_({context.partition, attempt.proof, std::move(attempt.publics)});
+  }
+
+  // Prints at most once a second, and when the job ends.
+  void progress(const policy::PolicyCounters& counters) {
+    const uint32_t done = counters.proved + counters.failed;
+    const double elapsed_s = std::chrono::duration<double>(Clock::now() - start_).count();
+    if (done < job_.partitions && elapsed_s - last_progress_s_ < 1.0) return;
+    last_progress_s_ = elapsed_s;
+    const double rate = counters.proved / std::max(elapsed_s, 1e-9);
+    const std::string eta = done < job_.partitions && rate > 0
+                                ? fmt::format(", ETA {:.1f} s", (job_.partitions - done) / rate)
+                                : std::string();
+    say(options_.log, "prove: {}/{} partitions proved{}{}, {:.3g} partitions/s{} ({:.1f} s)\n", counters.proved,
+        job_.partitions, counters.failed ? fmt::format(", {} failed", counters.failed) : std::string(),
+        counters.failed_attempts ? fmt::format(", {} attempts retried", counters.failed_attempts) : std::string(),
+        rate, eta, elapsed_s);
+  }
+
+  void worker_lost(const std::string& what) const {
+    say(options_.log, "engine: warning: {}; its partition goes to the other workers\n", what);
   }
 
  private:
-  policy::PolicySettings policy_settings(uint64_t partition_budget_bytes) const {
-    policy::PolicySettings p;
-    p.partitions = job_.partitions;
-    p.partition_host_bytes = job_.abc_bytes() + job_.witness_bytes();
-    p.host_budget_bytes = partition_budget_bytes;
-    p.partitions_in_flight_max = settings_.partitions_in_flight;
-    p.staging = *settings_.staging;
-    p.pool_slabs = settings_.pool_slabs;
-    p.pool_layout = settings_.pool_layout;
-    p.gpus = settings_.gpus;
-    p.workers_per_gpu = settings_.workers_per_gpu;
-    p.retry_limit = settings_.retry_limit;
-    return p;
-  }
-
   double now_s() const { return std::chrono::duration<double>(Clock::now() - origin_).count(); }
 
-  // An exception escaping a thread (a sink that cannot write, a broken invariant) ends the job:
-  // every thread is woken to stop, and run() rethrows the first one.
-  template <class Body>
-  void guarded(Body&& body) {
+  // Runs device work on the worker's device; a device error fails the attempt, a lost device (the
+  // fake's DeviceLost, a sticky CUDA error) loses the worker. `cleanup` runs first on either.
+  template <class Body, class Cleanup = void (*)()>
+  Step on_device(const runtime::Context& context, Body&& body, Cleanup&& cleanup = [] {}) {
     try {
+      if (settings_.backend == "cuda") use_cuda_device(int(context.gpu));
       body();
-    } catch (...) {
-      std::lock_guard lock(mutex_);
-      if (!fatal_) fatal_ = std::current_exception();
-      changed_.notify_all();
+      return Step::ok();
+    } catch (const std::exception& e) {
+      cleanup();
+      const bool lost = dynamic_cast<const DeviceLost*>(&e) || (settings_.backend == "cuda" && cuda_device_lost());
+      return lost ? Step::lost(e.what()) : Step::failed(e.what());
     }
-  }
-  bool stopping() const { return fatal_ || policy_.finished(); }
-
-  void record(uint32_t partition, Phase phase, std::string resource, double start_s, double end_s,
-              uint64_t bytes, uint64_t items) {
-    spans_.push_back({options_.run_name, trace::Source::measured, partition, phase, std::move(resource), start_s,
-                      end_s, bytes, items});
   }
 
   PartitionMemory partition_memory(const policy::SynthesisGrant& grant) {
@@ -171,233 +221,56 @@ class Pipeline {
     return memory;
   }
 
-  void synthesis_thread(uint32_t thread) {
-    const std::string resource = fmt::format("cpu:{}", thread);
-    // Row evaluation runs in parallel; the synthesis threads split the cores between them.
-    const ThreadShare cores(worker_threads() / settings_.synthesis_threads);
-    while (true) {
-      policy::SynthesisGrant grant;
-      {
-        std::unique_lock lock(mutex_);
-        const double asked_s = now_s();
-        std::optional<policy::WaitReason> blocked_on;
-        while (true) {
-          if (fatal_) return;
-          const policy::SynthesisDecision decision = policy_.request_synthesis();
-          if (const auto* granted = std::get_if<policy::SynthesisGrant>(&decision)) {
-            grant = *granted;
-            break;
-          }
-          const auto reason = std::get<policy::WaitReason>(decision);
-          if (reason == policy::WaitReason::job_finished) return;
-          if (reason == policy::WaitReason::budget || reason == policy::WaitReason::pool) blocked_on = reason;
-          changed_.wait(lock);
-        }
-        if (blocked_on)
-          record(grant.partition, *blocked_on == policy::WaitReason::pool ? Phase::wait_pool : Phase::wait_budget,
-                 resource, asked_s, now_s(), 0, 0);
-      }
-      std::optional<PartitionMemory> memory;
-      std::string error;
-      const double start_s = now_s();
-      try {
-        memory.emplace(partition_memory(grant));
-        memory->z = job_.synthesize(grant.partition, memory->a, memory->b, memory->c);
-      } catch (const std::exception& e) {
-        error = e.what();
-        memory.reset();  // returned before the policy hears of it, so the budget never lags the policy
-      }
-      std::lock_guard lock(mutex_);
-      // A replayed partition (the GPU stage alone) is a copy, not a synthesis: no items, so
-      // calibration does not fit synthesis cost to it.
-      const uint64_t items = settings_.stage_alone == StageAlone::gpu ? 0 : job_.pk->num_constraints;
-      record(grant.partition, Phase::synth, resource, start_s, now_s(), job_.abc_bytes(), items);
-      if (!error.empty()) {
-        attempt_failed(grant.partition, "synthesis: " + error);
-      } else {
-        policy_.synthesis_finished(grant.partition);
-        if (policy_.waiting_for_gpu(grant.partition)) {
-          ready_.emplace(grant.partition, std::move(*memory));
-        } else {
-          memory.reset();  // taken back (no live worker may run it): returned before another grant
-        }
-      }
-      changed_.notify_all();
-    }
-  }
-
-  void attempt_failed(uint32_t partition, std::string error) {
-    ++failed_attempts_[partition];
-    last_error_[partition] = std::move(error);
-    policy_.attempt_failed(partition);
-    note_progress();
-  }
-
-  void gpu_worker(Worker& worker) {
-    if (settings_.backend == "cuda") use_cuda_device(int(worker.gpu));
-    const std::string compute_resource = fmt::format("gpu{}:w{}", worker.gpu, worker.index);
-    const std::string copy_resource = fmt::format("pcie{}:h2d", worker.gpu);
-    const std::string host_resource = fmt::format("cpu:gpu{}w{}", worker.gpu, worker.index);
-    Rng blinding(std::random_device{}() ^ (uint64_t{std::random_device{}()} << 32));
-    while (true) {
-      policy::GpuAssignment assignment;
-      PartitionMemory memory;
-      {
-        std::unique_lock lock(mutex_);
-        while (true) {
-          if (stopping() || !policy_.worker_alive(worker.id)) return;
-          if (auto next = policy_.request_gpu_work(worker.id)) {
-            assignment = *next;
-            break;
-          }
-          changed_.wait(lock);
-        }
-        auto node = ready_.extract(assignment.partition);
-        if (node.empty()) throw std::logic_error(fmt::format("engine: partition {} assigned but not synthesized", assignment.partition));
-        memory = std::move(node.mapped());
-        if (memory.slab && pool_->pools() > 1 && memory.slab->pool() != worker.gpu)
-          throw std::logic_error(fmt::format("engine: partition {} staged in gpu{}'s pinned pool was handed to gpu{}",
-                                             assignment.partition, memory.slab->pool(), worker.gpu));
-      }
-      const uint32_t partition = assignment.partition;
-      if (settings_.stage_alone == StageAlone::synthesis) {
-        discard(partition, std::move(memory));
-        continue;
-      }
-      try {
-        if (worker.fake) worker.fake->begin_attempt(partition, assignment.attempt);
-        const double copy_start_s = now_s();
-        worker.backend->stage_quotient_inputs(memory.a, memory.b, memory.c);
-        std::vector<Fr> z = std::move(memory.z);  // now held by the worker (its own reservation)
-        memory = {};  // the slab or pageable block and its reservations go back before the policy hears
-        {
-          std::lock_guard lock(mutex_);
-          record(partition, Phase::h2d, copy_resource, copy_start_s, now_s(), job_.abc_bytes(), job_.pk->num_constraints);
-          policy_.copy_finished(partition);
-          changed_.notify_all();
-        }
-        prove_verify_deliver(worker, partition, z, blinding, compute_resource, host_resource);
-      } catch (const std::exception& e) {
-        memory = {};
-        const bool lost = dynamic_cast<const DeviceLost*>(&e) || (settings_.backend == "cuda" && cuda_device_lost());
-        std::lock_guard lock(mutex_);
-        if (!lost) {
-          attempt_failed(partition, e.what());
-          changed_.notify_all();
-          continue;
-        }
-        workers_lost_.push_back(fmt::format("worker {} (gpu{}:w{}): {}", worker.id, worker.gpu, worker.index, e.what()));
-        last_error_[partition] = e.what();
-        policy_.worker_died(worker.id);
-        std::erase_if(ready_, [&](const auto& entry) { return !policy_.waiting_for_gpu(entry.first); });
-        say(options_.log, "engine: warning: {}; its partition goes to the other workers\n", workers_lost_.back());
-        note_progress();
-        changed_.notify_all();
-        return;
-      }
-    }
-  }
-
-  // The synthesis stage alone: a synthesized partition is dropped where a worker would copy it.
-  void discard(uint32_t partition, PartitionMemory memory) {
-    memory = {};
-    std::lock_guard lock(mutex_);
-    policy_.copy_finished(partition);
-    policy_.attempt_succeeded(partition);
-    note_progress();
-    changed_.notify_all();
-  }
-
-  void prove_verify_deliver(Worker& worker, uint32_t partition, std::span<const Fr> z, Rng& blinding,
-                            const std::string& compute_resource, const std::string& host_resource) {
-    PhaseLog phases(origin_);
-    const groth16::ProofSplits splits = groth16::split_for_proof(z, *job_.pk);  // CPU work, before the GPU is taken
-    groth16::Proof proof;
-    {
-      std::lock_guard compute(gpu_compute_[worker.gpu]);
-      const ntt::Domain domain(int(job_.pk->lg_domain));
-      {
-        auto scope = timed(&phases, "ntt", domain.n);
-        worker.backend->staged_quotient_evaluations(domain);
-      }
-      proof = groth16::prove_staged(*worker.backend, *job_.pk, z, splits, blinding.field<Fr>(), blinding.field<Fr>(),
-                                    &phases);
-    }
-    std::vector<Fr> publics(z.begin() + 1, z.begin() + 1 + job_.pk->num_public);
-    const groth16::Verdict verdict = [&] {
-      auto scope = timed(&phases, "verify", 1);
-      return groth16::verify(job_.pk->verifying_key(), proof, publics);
-    }();
-    {
-      std::lock_guard lock(mutex_);
-      for (const PhaseSpan& span : phases.spans()) {
-        const Phase phase = trace::parse_phase(span.phase).value();
-        const bool on_host = phase == Phase::assemble || phase == Phase::verify;
-        record(partition, phase, on_host ? host_resource : compute_resource, span.start_s, span.end_s, 0, span.items);
-      }
-    }
-    if (!verdict) throw Error(fmt::format("the proof did not verify ({}); not written", verdict.reason));
-    {
-      std::lock_guard deliver(sink_mutex_);
-      if (delivered_[partition])
-        throw std::logic_error(fmt::format("engine: partition {} proved twice", partition));
-      try {
-        sink_({partition, proof, std::move(publics)});
-      } catch (...) {  // a proof that cannot be written ends the job: run() rethrows it
-        std::lock_guard lock(mutex_);
-        if (!fatal_) fatal_ = std::current_exception();
-        changed_.notify_all();
-        return;
-      }
-      delivered_[partition] = true;
-    }
-    std::lock_guard lock(mutex_);
-    policy_.attempt_succeeded(partition);
-    note_progress();
-    changed_.notify_all();
-  }
-
-  // Called under mutex_ after each partition ends or fails an attempt; prints at most once a second.
-  void note_progress() {
-    const auto& counters = policy_.counters();
-    const uint32_t done = counters.proved + counters.failed;
-    const double elapsed_s = std::chrono::duration<double>(Clock::now() - start_).count();
-    if (done < job_.partitions && elapsed_s - last_progress_s_ < 1.0) return;
-    last_progress_s_ = elapsed_s;
-    const double rate = counters.proved / std::max(elapsed_s, 1e-9);
-    const std::string eta = done < job_.partitions && rate > 0
-                                ? fmt::format(", ETA {:.1f} s", (job_.partitions - done) / rate)
-                                : std::string();
-    say(options_.log, "prove: {}/{} partitions proved{}{}, {:.3g} partitions/s{} ({:.1f} s)\n", counters.proved,
-        job_.partitions, counters.failed ? fmt::format(", {} failed", counters.failed) : std::string(),
-        counters.failed_attempts ? fmt::format(", {} attempts retried", counters.failed_attempts) : std::string(),
-        rate, eta, elapsed_s);
-  }
-
   const Job& job_;
-  const Settings settings_;
+  const Settings& settings_;
   const ProofSink& sink_;
   const RunOptions& options_;
   MemoryBudget& budget_;
   PinnedPool* pool_;
   std::vector<Worker>& workers_;
   const Clock::time_point origin_;
-  Clock::time_point start_;
-  double last_progress_s_ = 0;
-
-  std::mutex mutex_;  // guards everything below but the GPU and sink locks
-  std::condition_variable changed_;
-  policy::SchedulingPolicy policy_;
-  std::map<uint32_t, PartitionMemory> ready_;  // synthesized, waiting for a worker
-  std::vector<std::mutex> gpu_compute_;
-  std::vector<uint32_t> failed_attempts_;
-  std::vector<std::string> last_error_;
-  std::vector<std::string> workers_lost_;
-  trace::Trace spans_;
-  std::exception_ptr fatal_;
+  const Clock::time_point start_;
+  double last_progress_s_ = 0;  // read and written under the pipeline's mutex
   std::mutex sink_mutex_;
-  std::vector<bool> delivered_;
 };
+
+using EnginePipeline = runtime::Pipeline<runtime::ThreadRuntime, EngineWork>;
+
+runtime::PipelineSettings pipeline_settings(const Job& job, const Settings& settings, uint64_t partition_budget_bytes,
+                                            const RunOptions& options) {
+  runtime::PipelineSettings p;
+  p.policy.partitions = job.partitions;
+  p.policy.partition_host_bytes = job.abc_bytes() + job.witness_bytes();
+  p.policy.host_budget_bytes = partition_budget_bytes;
+  p.policy.partitions_in_flight_max = settings.partitions_in_flight;
+  p.policy.staging = *settings.staging;
+  p.policy.pool_slabs = settings.pool_slabs;
+  p.policy.pool_layout = settings.pool_layout;
+  p.policy.gpus = settings.gpus;
+  p.policy.workers_per_gpu = settings.workers_per_gpu;
+  p.policy.retry_limit = settings.retry_limit;
+  p.synthesis_threads = settings.synthesis_threads;
+  p.synthesis_alone = settings.stage_alone == StageAlone::synthesis;
+  p.run_name = options.run_name;
+  p.source = trace::Source::measured;
+  return p;
+}
+
+// The pipeline's outcome in the report.
+void fill(JobReport& report, EnginePipeline& pipeline) {
+  const auto& counters = pipeline.policy().counters();
+  report.proved = counters.proved;
+  report.failed_attempts = counters.failed_attempts;
+  report.failed_attempts_by_partition = pipeline.failed_attempts();
+  for (uint32_t p = 0; p < report.partitions; ++p)
+    if (pipeline.policy().outcome(p) == policy::PartitionOutcome::failed)
+      report.failed.push_back({p, pipeline.failed_attempts()[p],
+                               pipeline.last_errors()[p].empty() ? "no GPU worker was left to prove it"
+                                                                 : pipeline.last_errors()[p]});
+  report.workers_lost = pipeline.workers_lost();
+  report.partition_reserved_max_bytes = counters.reserved_bytes_max;
+  report.trace = std::move(pipeline.spans());
+}
 
 // The staging copy's rate with nothing else running: one partition's a/b/c from pinned memory
 // where it can be pinned (a slab of the pool, else a block pinned for the measurement), else from
@@ -508,12 +381,15 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
   say(options.log, "engine: idle staging copy {:.2f} GB/s from {} memory (backend {})\n", idle_gbps, idle_from, settings.backend);
 
   const Job replayed = settings.stage_alone == StageAlone::gpu ? replay_first_partition(job) : Job{};
-  Pipeline pipeline(settings.stage_alone == StageAlone::gpu ? replayed : job, settings, sink, options, budget, pool ? &*pool : nullptr, workers,
-                    report.partition_budget_bytes, origin);
+  const Job& proved = settings.stage_alone == StageAlone::gpu ? replayed : job;
+  EngineWork work(proved, settings, sink, options, budget, pool ? &*pool : nullptr, workers, origin);
+  runtime::ThreadRuntime threads(origin);
+  EnginePipeline pipeline(threads, work, pipeline_settings(proved, settings, report.partition_budget_bytes, options));
+  if (pool && pool->memory() == PinnedPool::Memory::none) pipeline.pinned_allocation_failed();
   const auto start = Clock::now();
   pipeline.run();
   report.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
-  pipeline.fill(report);
+  fill(report, pipeline);
   report.settings = settings;
   report.pool_slabs_leased_max = pool ? pool->leased_max() : 0;
   for (uint32_t p = 0; pool && p < pool->pools(); ++p) report.pool_slabs_leased_max_by_pool.push_back(pool->leased_max(p));

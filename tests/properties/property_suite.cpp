@@ -175,6 +175,16 @@ void makespan_at_least_gpu_work_per_gpu() {
   RC_ASSERT(makespan_s >= gpu_work_s / scenario.hardware.gpus - 1e-9);
 }
 
+// The model's pipeline in logical time, in this process: the same invariants as the SimGrid
+// traces, at a fraction of a millisecond a case, so many more cases.
+void logical_time_traces_keep_the_pipeline_invariants() {
+  const model::Scenario scenario = (*arbitrary_scenario_choice(true)).build();
+  const model::SimulationResult result = model::simulate_in_logical_time(scenario);
+  tally() += result.faults_injected;
+  const auto violations = trace::check_invariants(result.spans, model::trace_expectations(scenario, result));
+  if (!violations.empty()) RC_FAIL("logical-time trace breaks invariants:\n" + trace::format_violations(violations));
+}
+
 // The comparative properties change one knob and nothing else: no faults, and one worker per
 // GPU. With faults, a change that speeds every copy up can still lengthen the job (regression
 // FasterCopiesCanLengthenAJobWithStalledCopies); with several workers per GPU, whichever idle
@@ -359,6 +369,8 @@ const std::vector<NamedProperty>& all_properties() {
       {"ModelProperties/MakespanAtLeastGpuWorkPerGpu", PropertyKind::model, makespan_at_least_gpu_work_per_gpu},
       {"ModelProperties/PinnedNeverSlowerThanPageable", PropertyKind::model, pinned_never_slower_than_pageable},
       {"ModelProperties/MorePcieBandwidthNeverSlower", PropertyKind::model, more_pcie_bandwidth_never_slower},
+      {"PipelineProperties/LogicalTimeTracesKeepThePipelineInvariants", PropertyKind::pipeline,
+       logical_time_traces_keep_the_pipeline_invariants},
 #ifdef ZKPIPE_PROPERTIES_WITH_ENGINE
       {"EngineProperties/MeasuredTracesKeepThePipelineInvariants", PropertyKind::engine,
        measured_traces_keep_the_pipeline_invariants},

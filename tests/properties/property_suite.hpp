@@ -5,6 +5,8 @@
 // - PolicyProperties/*: stateful (rc::state) runs of the scheduling policy through the
 //   PolicyHarness: random settings, random interleavings of events and faults; one property per
 //   named invariant. Cheap: thousands of cases per second.
+// - PipelineProperties/*: random faulty scenarios run through the one pipeline in logical time
+//   (model::simulate_in_logical_time), in this process: the trace invariants. Cheap.
 // - ModelProperties/*: random faulty scenarios simulated by the model, one simulation per forked
 //   child process (SimGrid allows one engine per process); the trace invariants and what users
 //   rely on (utilization, a makespan bound, pinned vs pageable, more PCIe bandwidth). Costly.
@@ -26,9 +28,10 @@
 
 namespace zkpipe::properties {
 
-// What a case costs: policy cases well under a millisecond, model cases one or two simulations in
+// What a case costs: policy cases well under a millisecond, pipeline cases a model simulation in
+// logical time in this process (about a millisecond), model cases one or two SimGrid simulations in
 // child processes, engine cases a whole job proved on the CPU (about a second).
-enum class PropertyKind { policy, model, engine };
+enum class PropertyKind { policy, pipeline, model, engine };
 
 struct NamedProperty {
   std::string id;  // "PolicyProperties/LeasesWithinPool"

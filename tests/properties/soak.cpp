@@ -15,9 +15,11 @@ namespace zkpipe::properties {
 
 namespace {
 
-// Cases per chunk: a policy case takes well under a millisecond, a model case one or two
-// simulations of a few milliseconds in child processes, an engine case about a second.
+// Cases per chunk: a policy case takes well under a millisecond, a pipeline case about a
+// millisecond, a model case one or two simulations of a few milliseconds in child processes, an
+// engine case about a second.
 constexpr std::uint64_t policy_cases_per_chunk = 1000;
+constexpr std::uint64_t pipeline_cases_per_chunk = 500;
 constexpr std::uint64_t model_cases_per_chunk = 25;
 constexpr std::uint64_t engine_cases_per_chunk = 5;
 
@@ -48,6 +50,7 @@ std::vector<Chunk> plan_chunks(const SoakOptions& options) {
     }
   };
   spread(by_kind[PropertyKind::policy], options.policy_cases, policy_cases_per_chunk);
+  spread(by_kind[PropertyKind::pipeline], options.pipeline_cases, pipeline_cases_per_chunk);
   spread(by_kind[PropertyKind::model], options.model_cases, model_cases_per_chunk);
   spread(by_kind[PropertyKind::engine], options.engine_cases, engine_cases_per_chunk);
   return chunks;

@@ -20,6 +20,7 @@ namespace zkpipe::properties {
 
 struct SoakOptions {
   std::uint64_t policy_cases = 100'000;  // spread over the policy properties
+  std::uint64_t pipeline_cases = 10'000;  // spread over the pipeline properties (logical time)
   std::uint64_t model_cases = 1'000;     // spread over the model properties (each simulates)
   std::uint64_t engine_cases = 0;        // spread over the engine properties (each proves a job)
   std::uint64_t seed = 1;

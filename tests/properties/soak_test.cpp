@@ -40,6 +40,7 @@ TEST(Soak, CountsTheFaultsInjectedInEngineRuns) {
     GTEST_SKIP() << "the suite is built without the engine (engine/pipeline)";
   SoakOptions options;
   options.policy_cases = 0;
+  options.pipeline_cases = 0;
   options.model_cases = 0;
   options.engine_cases = 6;  // two chunks
   options.seed = 21;

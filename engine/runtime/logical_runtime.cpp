@@ -1,0 +1,126 @@
+#include "runtime/logical_runtime.hpp"
+
+#include <fmt/format.h>
+
+namespace zkpipe::runtime {
+
+LogicalRuntime::Actor*& LogicalRuntime::current() {
+  thread_local Actor* actor = nullptr;
+  return actor;
+}
+
+void LogicalRuntime::WaitQueue::wait() {
+  Actor* self = current();
+  waiters_.push_back(self);
+  self->runtime->block();
+}
+
+bool LogicalRuntime::WaitQueue::notify_one() {
+  if (waiters_.empty()) return false;
+  Actor* next = waiters_.front();
+  waiters_.pop_front();
+  next->runtime->make_ready(next);
+  return true;
+}
+
+void LogicalRuntime::WaitQueue::notify_all() {
+  std::deque<Actor*> waking;
+  waking.swap(waiters_);
+  for (Actor* actor : waking) actor->runtime->make_ready(actor);
+}
+
+void LogicalRuntime::sleep_until(double s) {
+  Actor* self = current();
+  sleepers_.emplace(std::max(s, now_s_), sleeps_++, self);
+  block();
+}
+
+void LogicalRuntime::make_ready(Actor* actor) { ready_.push_back(actor); }
+
+void LogicalRuntime::block() {
+  Actor* self = current();
+  std::unique_lock lock(baton_mutex_);
+  self->has_baton = false;
+  baton_returned_.notify_one();
+  self->baton_changed.wait(lock, [&] { return self->has_baton; });
+  if (self->cancelled) throw Cancelled{};
+}
+
+void LogicalRuntime::main_of(Actor& actor) {
+  current() = &actor;
+  {
+    std::unique_lock lock(baton_mutex_);
+    actor.baton_changed.wait(lock, [&] { return actor.has_baton; });
+  }
+  try {
+    if (!actor.cancelled) actor.body();
+  } catch (const Cancelled&) {
+  } catch (...) {
+    if (!escaped_) escaped_ = std::current_exception();
+  }
+  std::lock_guard lock(baton_mutex_);
+  actor.ended = true;
+  actor.has_baton = false;
+  baton_returned_.notify_one();
+}
+
+void LogicalRuntime::hand_baton_to(Actor& actor) {
+  std::unique_lock lock(baton_mutex_);
+  actor.has_baton = true;
+  actor.baton_changed.notify_one();
+  baton_returned_.wait(lock, [&] { return !actor.has_baton; });
+}
+
+void LogicalRuntime::run(std::vector<std::function<void()>> actors, std::vector<std::function<void()>> daemons) {
+  actors_.clear();
+  ready_.clear();
+  sleepers_ = {};
+  now_s_ = 0;
+  escaped_ = nullptr;
+  auto add = [&](std::function<void()>& body, bool daemon) {
+    auto actor = std::make_unique<Actor>();
+    actor->runtime = this;
+    actor->body = std::move(body);
+    actor->daemon = daemon;
+    ready_.push_back(actor.get());
+    actors_.push_back(std::move(actor));
+  };
+  for (auto& body : actors) add(body, false);
+  for (auto& body : daemons) add(body, true);
+  for (auto& actor : actors_) actor->thread = std::thread([this, a = actor.get()] { main_of(*a); });
+
+  auto actors_alive = [&] {
+    for (const auto& actor : actors_)
+      if (!actor->daemon && !actor->ended) return true;
+    return false;
+  };
+  std::string deadlock;
+  while (actors_alive()) {
+    if (ready_.empty()) {
+      if (sleepers_.empty()) {
+        std::size_t waiting = 0;
+        for (const auto& actor : actors_) waiting += !actor->daemon && !actor->ended;
+        deadlock = fmt::format("logical runtime: {} actor(s) wait at t = {} s and nothing can wake them", waiting, now_s_);
+        break;
+      }
+      const auto [wake_s, order, sleeper] = sleepers_.top();
+      sleepers_.pop();
+      now_s_ = wake_s;
+      ready_.push_back(sleeper);
+    }
+    Actor* next = ready_.front();
+    ready_.pop_front();
+    hand_baton_to(*next);
+  }
+  for (auto& actor : actors_) {  // the rest wait or sleep for ever: unwind them
+    if (actor->ended) continue;
+    actor->cancelled = true;
+    hand_baton_to(*actor);
+  }
+  for (auto& actor : actors_) actor->thread.join();
+  actors_.clear();
+  if (escaped_) std::rethrow_exception(escaped_);
+  if (!deadlock.empty()) throw Deadlock(deadlock);
+}
+
+}  // namespace zkpipe::runtime

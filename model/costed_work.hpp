@@ -1,0 +1,241 @@
+// Contract: CostedWork<Machine> is the model's work for the one pipeline (runtime/pipeline.hpp):
+// each step the engine would do costs what the scenario's calibration says, spent on a Machine,
+// and faults are drawn from the scenario's seed by the one faults::FaultInjector. The Machine is
+// the platform the costs run on:
+//   double now_s()
+//   void synthesize(double core_s)                 a synthesis thread's work on the host's cores
+//   void host_work(WorkerId, double core_s)        a worker's host work (split, assembly, verify)
+//   void kernel(WorkerId, uint32_t gpu, double s)  GPU work (inside the compute section)
+//   uint32_t take_copy_engine(uint32_t gpu)        the next free host-to-device engine, in FIFO order
+//   void release_copy_engine(uint32_t gpu, uint32_t engine)
+//   void copy(WorkerId, uint32_t gpu, uint32_t engine, uint64_t bytes, const H2dPathCost&, double slowdown)
+//   void sleep_for(double s)                       a stalled copy's wait for its watchdog
+// SimGrid's (model/simulation.cpp: contention on the host's cores, the memory bus and PCIe) and
+// logical time's (model/logical_simulation.cpp: each step's cost at the load it starts under).
+// The cost formulas below are the model's one definition of each cost.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "faults/fault_injector.hpp"
+#include "runtime/pipeline.hpp"
+#include "scenario.hpp"
+#include "simulation.hpp"
+
+namespace zkpipe::model {
+
+// Items a GPU phase works on: the domain for the NTTs and H, the scalars that are neither 0 nor 1
+// for the tail MSM, the 1-scalars for batch addition, the non-zero scalars for whole MSMs.
+inline std::uint64_t phase_items(trace::Phase phase, const Workload& workload) {
+  const double constraints = double(workload.constraints_per_partition);
+  switch (phase) {
+    case trace::Phase::ntt:
+    case trace::Phase::msm_h: return workload.constraints_per_partition;
+    case trace::Phase::batch_add: return std::uint64_t(constraints * workload.one_scalar_share);
+    case trace::Phase::tail_msm:
+      return std::uint64_t(constraints * (1 - workload.zero_scalar_share - workload.one_scalar_share));
+    default: return std::uint64_t(constraints * (1 - workload.zero_scalar_share));
+  }
+}
+
+// How much longer than the mean this attempt's synthesis takes: one of `factors`, drawn
+// uniformly as a pure function of (seed, partition, attempt), so that every sweep point draws
+// the same factor for the same partition (std::mt19937_64 and std::seed_seq are specified
+// exactly by the standard: the same draws on every platform).
+inline double synthesis_time_factor(std::uint64_t seed, std::uint32_t partition, std::uint32_t attempt,
+                                    const std::vector<double>& factors) {
+  if (factors.empty()) return 1;
+  std::seed_seq keys{std::uint32_t(seed), std::uint32_t(seed >> 32), partition, attempt};
+  std::mt19937_64 bits(keys);
+  return factors[std::size_t(double(bits() >> 11) * 0x1.0p-53 * double(factors.size()))];
+}
+
+// One-core seconds of this attempt's synthesis, before contention.
+inline double synthesis_core_s(const Scenario& scenario, const policy::SynthesisGrant& grant) {
+  const Calibration& calibration = scenario.calibration;
+  return calibration.synth_core_s_per_mconstraint * double(scenario.workload.constraints_per_partition) / 1e6 *
+         synthesis_time_factor(scenario.seed, grant.partition, grant.attempt, calibration.synth_time_factors) *
+         synthesis_share_factor(calibration.synth_parallel_fraction, scenario.hardware.cores,
+                                scenario.policy.synthesis_threads);
+}
+
+// The rate a copy chunk runs at: the path's rate at the memory load of `synthesizing` threads,
+// divided by `slowdown` (a slow-transfer fault).
+inline double copy_rate_gbps(const Scenario& scenario, const H2dPathCost& path, std::uint32_t synthesizing,
+                             double slowdown) {
+  return path.rate_gbps(scenario.hardware.pcie_h2d_gbps, synthesizing * scenario.calibration.synth_memory_load_threads) /
+         slowdown;
+}
+
+// The rate of each execution on the CPU host: synthesis threads slow each other (memory
+// bandwidth, caches): with n synthesizing, a core runs at 1 / (1 + slowdown * (n - 1)); with more
+// executions than cores, they share the cores equally.
+inline double host_rate(std::uint32_t cores, double slowdown_per_extra_thread, std::uint32_t synthesizing,
+                        std::uint32_t executing) {
+  const double core_speed = 1.0 / (1 + slowdown_per_extra_thread * double(std::max<std::uint32_t>(synthesizing, 1) - 1));
+  const std::uint32_t sharing = synthesizing + executing;
+  return sharing > cores ? core_speed * (double(cores) / double(sharing)) : core_speed;
+}
+
+template <class Machine>
+class CostedWork {
+ public:
+  struct Staged {};  // a/b/c are bytes in the model: nothing to hold
+  struct Attempt {
+    bool assembled = false;
+  };
+  using Step = runtime::Step;
+  using StepSpans = runtime::StepSpans;
+  using Where = runtime::Where;
+
+  CostedWork(const Scenario& scenario, Machine& machine)
+      : scenario_(scenario), machine_(machine), faults_(scenario.fault_options()) {}
+
+  faults::FaultInjector& faults() { return faults_; }
+
+  Step synthesize(std::uint32_t, const policy::SynthesisGrant& grant, Staged&, StepSpans& spans) {
+    const double start_s = machine_.now_s();
+    machine_.synthesize(synthesis_core_s(scenario_, grant));
+    spans.push_back({trace::Phase::synth, Where::synthesis, start_s, machine_.now_s(),
+                     scenario_.workload.partition_host_bytes(), scenario_.workload.constraints_per_partition});
+    return Step::ok();
+  }
+
+  void check_handoff(const runtime::Context&, const Staged&) const {}
+
+  Step copy_in(const runtime::Context& context, Staged&&, Attempt&, StepSpans& spans) {
+    const Calibration& calibration = scenario_.calibration;
+    const H2dPathCost& path = context.backing.staging == policy::Staging::pinned ? calibration.h2d_pinned
+                                                                                 : calibration.h2d_pageable;
+    const faults::TransferFault transfer = faults_.transfer_fault(context.partition, context.attempt);
+    const std::uint32_t engine = machine_.take_copy_engine(context.gpu);
+    double start_s = machine_.now_s();
+    if (transfer == faults::TransferFault::stalled) {  // no progress until the watchdog gives up
+      machine_.sleep_for(scenario_.faults.stalled_transfer_s);
+      spans.push_back({trace::Phase::h2d, Where::link, start_s, machine_.now_s()});
+      machine_.release_copy_engine(context.gpu, engine);
+      return Step::failed("the copy stalled and its watchdog gave up");
+    }
+    const std::uint64_t bytes = scenario_.workload.partition_host_bytes();
+    machine_.copy(context.worker, context.gpu, engine, bytes, path,
+                  transfer == faults::TransferFault::slow ? scenario_.faults.slow_transfer_factor : 1);
+    spans.push_back({trace::Phase::h2d, Where::link, start_s, machine_.now_s(), bytes,
+                     scenario_.workload.constraints_per_partition});
+    if (scenario_.policy.srs_residency == SrsResidency::pinned_host && scenario_.workload.srs_bytes > 0) {
+      start_s = machine_.now_s();
+      machine_.copy(context.worker, context.gpu, engine, scenario_.workload.srs_bytes, calibration.h2d_pinned, 1);
+      spans.push_back({trace::Phase::h2d, Where::link, start_s, machine_.now_s(), scenario_.workload.srs_bytes, 0});
+    }
+    machine_.release_copy_engine(context.gpu, engine);
+    if (faults_.worker_dies(context.worker, context.partition, context.attempt)) return Step::lost("the device was lost");
+    return Step::ok();
+  }
+
+  Step split(const runtime::Context& context, Attempt&, StepSpans&) {
+    machine_.host_work(context.worker, scenario_.calibration.witness_split_s);
+    return Step::ok();
+  }
+
+  Step compute(const runtime::Context& context, Attempt& attempt, StepSpans& spans) {
+    const Calibration& calibration = scenario_.calibration;
+    bool first_kernel = true;
+    for (const auto& [phase, cost] : calibration.gpu_phase_cost) {
+      if (!context.alive()) return Step::ok();  // a dead worker launches no more kernels
+      const std::uint64_t items = phase_items(phase, scenario_.workload);
+      const double start_s = machine_.now_s();
+      machine_.kernel(context.worker, context.gpu, cost.seconds(items));
+      spans.push_back({phase, Where::gpu, start_s, machine_.now_s(), 0, items});
+      if (first_kernel) machine_.host_work(context.worker, calibration.compute_section_host_s);  // the GPU held, idle
+      first_kernel = false;
+    }
+    if (!calibration.assemble_in_compute_section || !context.alive()) return Step::ok();
+    return assemble(context, attempt, spans);
+  }
+
+  Step conclude(const runtime::Context& context, Attempt& attempt, StepSpans& spans) {
+    if (!attempt.assembled) {
+      const Step assembled = assemble(context, attempt, spans);
+      if (assembled.status != runtime::StepStatus::ok || !context.alive()) return assembled;
+    }
+    if (scenario_.calibration.verify_s > 0) {
+      const double start_s = machine_.now_s();
+      machine_.host_work(context.worker, scenario_.calibration.verify_s);
+      if (context.alive()) spans.push_back({trace::Phase::verify, Where::host, start_s, machine_.now_s()});
+    }
+    return Step::ok();
+  }
+
+  void deliver(const runtime::Context&, Attempt&) {}
+  void progress(const policy::PolicyCounters&) {}
+  void worker_lost(const std::string&) {}
+
+ private:
+  // A GPU error is decided once the kernels are done, before assembly (the engine's kernels fail
+  // before its proof is assembled).
+  Step assemble(const runtime::Context& context, Attempt& attempt, StepSpans& spans) {
+    if (faults_.gpu_error(context.partition, context.attempt)) return Step::failed("a kernel failed");
+    const double start_s = machine_.now_s();
+    machine_.host_work(context.worker, scenario_.calibration.assemble_s);
+    attempt.assembled = true;
+    if (context.alive()) spans.push_back({trace::Phase::assemble, Where::host, start_s, machine_.now_s()});
+    return Step::ok();
+  }
+
+  const Scenario& scenario_;
+  Machine& machine_;
+  faults::FaultInjector faults_;
+};
+
+// The pipeline's settings for a scenario: its policy, threads and scheduled worker deaths.
+inline runtime::PipelineSettings pipeline_settings(const Scenario& scenario) {
+  runtime::PipelineSettings settings;
+  settings.policy = scenario.policy_settings();
+  settings.synthesis_threads = scenario.policy.synthesis_threads;
+  settings.worker_death_s = scenario.faults.worker_death_s;
+  settings.run_name = scenario.name;
+  settings.source = trace::Source::simulated;
+  return settings;
+}
+
+// Spans in start order, ties in recording order. Sorting (start, recording index) keys and
+// moving each span once costs a ninth of stable-sorting the spans, each with two strings
+// (callgrind, 5000 partitions of the seed: 45M -> 5M instructions, 2 % of the simulation).
+inline trace::Trace in_start_order(trace::Trace recorded) {
+  std::vector<std::pair<double, std::size_t>> order;
+  order.reserve(recorded.size());
+  for (std::size_t index = 0; index < recorded.size(); ++index) order.emplace_back(recorded[index].start_s, index);
+  std::ranges::sort(order);
+  trace::Trace sorted;
+  sorted.reserve(recorded.size());
+  for (const auto& [start_s, index] : order) sorted.push_back(std::move(recorded[index]));
+  return sorted;
+}
+
+// Runs the scenario's pipeline to its end and gathers what it did; `activities()` is read after.
+template <class Runtime, class Machine>
+SimulationResult run_costed_pipeline(const Scenario& scenario, Runtime& runtime, Machine& machine) {
+  CostedWork<Machine> work(scenario, machine);
+  runtime::Pipeline pipeline(runtime, work, pipeline_settings(scenario));
+  pipeline.spans().reserve(std::size_t(scenario.workload.partitions) * (scenario.calibration.gpu_phase_cost.size() + 6));
+  if (work.faults().pinned_allocation_fails()) pipeline.pinned_allocation_failed();
+  try {
+    pipeline.run();
+  } catch (const std::logic_error& e) {
+    throw std::runtime_error(fmt::format("simulation of {}: {}", scenario.name, e.what()));
+  }
+  SimulationResult result;
+  result.spans = in_start_order(std::move(pipeline.spans()));
+  result.activities = machine.activities;
+  result.proved = pipeline.policy().counters().proved;
+  result.failed = pipeline.policy().counters().failed;
+  result.failed_attempts = pipeline.policy().counters().failed_attempts;
+  result.staging = pipeline.policy().staging();
+  result.faults_injected = work.faults().injected();
+  return result;
+}
+
+}  // namespace zkpipe::model
