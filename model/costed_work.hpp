@@ -135,8 +135,11 @@ class CostedWork {
     return Step::ok();
   }
 
-  Step split(const runtime::Context& context, Attempt&, StepSpans&) {
+  Step split(const runtime::Context& context, Attempt&, StepSpans& spans) {
+    if (scenario_.calibration.witness_split_s <= 0) return Step::ok();
+    const double start_s = machine_.now_s();
     machine_.host_work(context.worker, scenario_.calibration.witness_split_s);
+    spans.push_back({trace::Phase::witness_split, Where::host, start_s, machine_.now_s()});
     return Step::ok();
   }
 

@@ -115,7 +115,12 @@ std::vector<double> compute_section_idle_s(const trace::Trace& spans) {
 }
 
 std::vector<double> witness_split_s(const trace::Trace& spans) {
-  // Per GPU, when each attempt held it: its first kernel's start to its last kernel's end or,
+  // Version 2 traces time the split itself.
+  std::vector<double> splits;
+  for (const trace::Span& span : spans)
+    if (span.phase == Phase::witness_split) splits.push_back(span.duration_s());
+  if (!splits.empty()) return splits;
+  // Version 1: per GPU, when each attempt held it: its first kernel's start to its last kernel's end or,
   // when later, the end of its partition's assembly (which may hold the section).
   struct Holding {
     PartitionKey partition;
@@ -137,7 +142,6 @@ std::vector<double> witness_split_s(const trace::Trace& spans) {
       holding.end_s = std::max(holding.end_s, assembly->second);
     holdings_by_gpu[{first.run, trace::gpu_of_resource(first.resource)}].push_back(holding);
   }
-  std::vector<double> splits;
   for (const Attempt& attempt : attempts) {
     const trace::Span& first = spans[attempt.spans.front()];
     const PartitionKey partition{first.run, first.partition};

@@ -19,7 +19,8 @@
 // compute_section_idle_s: per attempt (either convention), the seconds between its first kernel's
 // start and its last kernel's end when none of its kernels ran: host work inside the section.
 //
-// witness_split_s: per attempt (either convention) whose GPU ran no other partition's kernels or
+// witness_split_s: the witness_split spans' durations where the trace has them (schema version 2);
+// in version 1 traces, per attempt (either convention) whose GPU ran no other partition's kernels or
 // in-section assembly between the end of its copy (the partition's last h2d before its first
 // kernel) and its first kernel, the seconds between the two: the worker's host work before it
 // takes the compute section (the engine's witness split), where it did not also wait for the GPU.

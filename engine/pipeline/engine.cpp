@@ -127,8 +127,11 @@ class EngineWork {
     }, [&] { staged = {}; });
   }
 
-  Step split(const runtime::Context& context, Attempt& attempt, StepSpans&) {
-    return on_device(context, [&] { attempt.splits = groth16::split_for_proof(attempt.z, *job_.pk); });
+  Step split(const runtime::Context& context, Attempt& attempt, StepSpans& spans) {
+    const double start_s = now_s();
+    const Step step = on_device(context, [&] { attempt.splits = groth16::split_for_proof(attempt.z, *job_.pk); });
+    spans.push_back({Phase::witness_split, Where::host, start_s, now_s(), 0, attempt.z.size()});
+    return step;
   }
 
   Step compute(const runtime::Context& context, Attempt& attempt, StepSpans& spans) {

@@ -210,11 +210,12 @@ class Pipeline {
     }
     return resources_.host[thread_or_worker];
   }
-  // Under the mutex.
-  void record(policy::PartitionId partition, std::uint32_t thread_or_worker, const StepSpans& steps) {
+  // Under the mutex. A synthesis thread's spans name no worker.
+  void record(policy::PartitionId partition, std::uint32_t attempt, std::uint32_t thread_or_worker, const StepSpans& steps) {
     for (const StepSpan& step : steps)
       spans_.push_back({settings_.run_name, settings_.source, partition, step.phase, resource(step.where, thread_or_worker),
-                        step.start_s, step.end_s, step.bytes, step.items});
+                        step.start_s, step.end_s, step.bytes, step.items, attempt,
+                        step.where == Where::synthesis ? std::nullopt : std::optional(thread_or_worker)});
   }
 
   // Under the mutex: the attempt failed and is charged to the partition's retry limit.
@@ -259,7 +260,7 @@ class Pipeline {
           synthesis_may_start_.wait(lock);
         }
         if (blocked_on && runtime_.now_s() > asked_s)
-          record(grant.partition, thread,
+          record(grant.partition, grant.attempt, thread,
                  {{*blocked_on == policy::WaitReason::pool ? trace::Phase::wait_pool : trace::Phase::wait_budget,
                    Where::synthesis, asked_s, runtime_.now_s()}});
       }
@@ -268,7 +269,7 @@ class Pipeline {
       const Step synthesized = work_.synthesize(thread, grant, *staged, steps);
       if (synthesized.status != StepStatus::ok) staged.reset();  // freed before the policy hears of it
       Lock lock(mutex_);
-      record(grant.partition, thread, steps);
+      record(grant.partition, grant.attempt, thread, steps);
       if (synthesized.status != StepStatus::ok) {
         attempt_failed(grant.partition, "synthesis: " + synthesized.error);
         continue;
@@ -335,7 +336,7 @@ class Pipeline {
       const Step copied = work_.copy_in(context, std::move(staged), attempt, steps);
       {
         Lock lock(mutex_);
-        record(context.partition, worker, steps);
+        record(context.partition, context.attempt, worker, steps);
         copying_[worker] = false;
         if (dies_after_copy_[worker]) return lose_worker(worker, std::nullopt, "scheduled death");
         if (!goes_on(context, copied, worker_stops)) {
@@ -364,7 +365,7 @@ class Pipeline {
     steps.clear();
     const Step step = body();
     Lock lock(mutex_);
-    record(context.partition, worker, steps);
+    record(context.partition, context.attempt, worker, steps);
     return goes_on(context, step, worker_stops);
   }
 

@@ -16,14 +16,15 @@ constexpr double tolerance_s = 2e-9;
 
 // Order of phases within one attempt; the GPU compute phases share one rank.
 int phase_rank(Phase phase) {
-  if (is_gpu_compute(phase)) return 3;
+  if (is_gpu_compute(phase)) return 4;
   switch (phase) {
     case Phase::synth: return 1;
     case Phase::h2d: return 2;
-    case Phase::d2h: return 4;
-    case Phase::assemble: return 5;
-    case Phase::verify: return 6;
-    default: return 3;
+    case Phase::witness_split: return 3;
+    case Phase::d2h: return 5;
+    case Phase::assemble: return 6;
+    case Phase::verify: return 7;
+    default: return 4;
   }
 }
 

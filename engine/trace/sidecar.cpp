@@ -7,7 +7,7 @@
 namespace zkpipe::trace {
 
 nlohmann::json to_json(const Sidecar& sidecar) {
-  return {{"schema", "zkpipe-trace-sidecar/1"},
+  return {{"schema", "zkpipe-trace-sidecar/2"},
           {"source", source_name(sidecar.source)},
           {"scenario", sidecar.scenario},
           {"settings", sidecar.settings},

@@ -21,6 +21,7 @@ std::string_view phase_name(Phase phase) {
     case Phase::d2h: return "d2h";
     case Phase::assemble: return "assemble";
     case Phase::verify: return "verify";
+    case Phase::witness_split: return "witness_split";
   }
   return "unknown";
 }

@@ -13,14 +13,16 @@
 
 namespace zkpipe::trace {
 
+// witness_split: a worker's host work between its copy and its GPU's compute section (the witness
+// split into zero, one and significant scalars), from schema version 2.
 enum class Phase {
   synth, wait_budget, wait_pool, h2d, ntt, msm_h, msm_l, msm_a, msm_b1, msm_b2,
-  batch_add, tail_msm, d2h, assemble, verify
+  batch_add, tail_msm, d2h, assemble, verify, witness_split
 };
 inline constexpr Phase all_phases[] = {
     Phase::synth, Phase::wait_budget, Phase::wait_pool, Phase::h2d, Phase::ntt,
     Phase::msm_h, Phase::msm_l, Phase::msm_a, Phase::msm_b1, Phase::msm_b2,
-    Phase::batch_add, Phase::tail_msm, Phase::d2h, Phase::assemble, Phase::verify};
+    Phase::batch_add, Phase::tail_msm, Phase::d2h, Phase::assemble, Phase::verify, Phase::witness_split};
 // The phases that keep a GPU's compute units busy (they count toward GPU utilization).
 inline constexpr Phase gpu_compute_phases[] = {
     Phase::ntt, Phase::msm_h, Phase::msm_l, Phase::msm_a, Phase::msm_b1, Phase::msm_b2,
@@ -44,6 +46,10 @@ struct Span {
   double end_s = 0;
   std::uint64_t bytes = 0;  // bytes moved (h2d, d2h) or held (a/b/c of synth)
   std::uint64_t items = 0;  // constraints, scalars or points the phase worked on
+  // Schema version 2: which attempt at the partition (0 for the first) and which GPU worker
+  // (gpu * workers_per_gpu + index; none for a synthesis thread's spans). Unknown in version 1.
+  std::optional<std::uint32_t> attempt;
+  std::optional<std::uint32_t> worker;
 
   double duration_s() const { return end_s - start_s; }
 };

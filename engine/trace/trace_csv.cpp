@@ -9,12 +9,20 @@
 
 namespace zkpipe::trace {
 
+namespace {
+
+std::string optional_number(const std::optional<std::uint32_t>& number) {
+  return number ? std::to_string(*number) : std::string();
+}
+
+}  // namespace
+
 void write_csv(std::ostream& out, std::span<const Span> spans) {
   out << csv_header << '\n';
   for (const Span& span : spans)
-    out << fmt::format("{},{},{},{},{},{:.9f},{:.9f},{},{}\n", span.run, source_name(span.source),
-                       span.partition, phase_name(span.phase), span.resource, span.start_s,
-                       span.end_s, span.bytes, span.items);
+    out << fmt::format("{},{},{},{},{},{:.9f},{:.9f},{},{},{},{}\n", span.run, source_name(span.source),
+                       span.partition, phase_name(span.phase), span.resource, span.start_s, span.end_s, span.bytes,
+                       span.items, optional_number(span.attempt), optional_number(span.worker));
 }
 
 std::string to_csv(std::span<const Span> spans) {
@@ -32,7 +40,7 @@ void write_csv_file(const std::filesystem::path& path, std::span<const Span> spa
 
 namespace {
 
-using Reader = io::CSVReader<9, io::trim_chars<' ', '\t'>, io::no_quote_escape<','>,
+using Reader = io::CSVReader<11, io::trim_chars<' ', '\t'>, io::no_quote_escape<','>,
                              io::throw_on_overflow, io::single_line_comment<'#'>>;
 
 template <typename Number>
@@ -48,10 +56,15 @@ Number parse_number(std::string_view origin, unsigned line, std::string_view col
 Trace read_rows(std::string_view origin, Reader& reader) {
   Trace spans;
   try {
-    reader.read_header(io::ignore_no_column, "run", "source", "partition", "phase", "resource",
-                       "start_s", "end_s", "bytes", "items");
-    std::string run, source, partition, phase, resource, start_s, end_s, bytes, items;
-    while (reader.read_row(run, source, partition, phase, resource, start_s, end_s, bytes, items)) {
+    // attempt and worker came with version 2; every other column is required.
+    reader.read_header(io::ignore_missing_column, "run", "source", "partition", "phase", "resource",
+                       "start_s", "end_s", "bytes", "items", "attempt", "worker");
+    for (const char* column : {"run", "source", "partition", "phase", "resource", "start_s", "end_s", "bytes", "items"})
+      if (!reader.has_column(column))
+        throw TraceError(fmt::format("{}: not a zkpipe trace (no column {}); expected the header {}", origin, column,
+                                     csv_header));
+    std::string run, source, partition, phase, resource, start_s, end_s, bytes, items, attempt, worker;
+    while (reader.read_row(run, source, partition, phase, resource, start_s, end_s, bytes, items, attempt, worker)) {
       const unsigned line = reader.get_file_line();
       Span span;
       span.run = run;
@@ -72,6 +85,8 @@ Trace read_rows(std::string_view origin, Reader& reader) {
         throw TraceError(fmt::format("{}:{}: column end_s: span ends before it starts", origin, line));
       span.bytes = parse_number<std::uint64_t>(origin, line, "bytes", bytes);
       span.items = parse_number<std::uint64_t>(origin, line, "items", items);
+      if (!attempt.empty()) span.attempt = parse_number<std::uint32_t>(origin, line, "attempt", attempt);
+      if (!worker.empty()) span.worker = parse_number<std::uint32_t>(origin, line, "worker", worker);
       spans.push_back(std::move(span));
     }
   } catch (const io::error::base& error) {

@@ -1,6 +1,8 @@
-// Contract: reads and writes the shared trace schema as CSV with the header
-//   run,source,partition,phase,resource,start_s,end_s,bytes,items
-// Writing is deterministic (fixed nine-decimal seconds), so equal traces give equal bytes.
+// Contract: reads and writes the shared trace schema as CSV with the header (version 2)
+//   run,source,partition,phase,resource,start_s,end_s,bytes,items,attempt,worker
+// attempt and worker are empty where unknown (worker: a synthesis thread's span). Version 1 files,
+// without the last two columns, read as spans whose attempt and worker are unknown. Writing is
+// deterministic (fixed nine-decimal seconds), so equal traces give equal bytes.
 // Reading uses libfccp's CSV parser; lines starting with '#' are comments. Bad input throws
 // TraceError whose message names the file, the line and the column at fault.
 #pragma once
@@ -20,7 +22,7 @@ struct TraceError : std::runtime_error {
 };
 
 inline constexpr std::string_view csv_header =
-    "run,source,partition,phase,resource,start_s,end_s,bytes,items";
+    "run,source,partition,phase,resource,start_s,end_s,bytes,items,attempt,worker";
 
 void write_csv(std::ostream& out, std::span<const Span> spans);
 void write_csv_file(const std::filesystem::path& path, std::span<const Span> spans);

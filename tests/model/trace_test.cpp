@@ -15,8 +15,8 @@ Trace hand_made_trace() {
   // One GPU, compute busy 0.5 s of the 1 s between its first and last compute, 2 GB copied in 1 s.
   return {
       {"r", Source::measured, 0, Phase::synth, "cpu:0", 0.0, 2.0, 96, 1},
-      {"r", Source::measured, 0, Phase::h2d, "pcie0:h2d", 2.0, 2.5, 1'000'000'000, 1},
-      {"r", Source::measured, 0, Phase::ntt, "gpu0:w0", 2.5, 2.75, 0, 1},
+      {"r", Source::measured, 0, Phase::h2d, "pcie0:h2d", 2.0, 2.5, 1'000'000'000, 1, 0, 0},
+      {"r", Source::measured, 0, Phase::ntt, "gpu0:w0", 2.5, 2.75, 0, 1, 0, 0},
       {"r", Source::measured, 0, Phase::assemble, "cpu:assemble", 2.75, 2.8, 0, 0},
       {"r", Source::measured, 1, Phase::wait_pool, "cpu:1", 0.0, 1.0, 0, 0},
       {"r", Source::measured, 1, Phase::h2d, "pcie0:h2d", 2.5, 3.0, 1'000'000'000, 1},
@@ -37,8 +37,28 @@ TEST(TraceCsv, RoundTripsEveryField) {
   EXPECT_EQ(read[0].source, Source::measured);
 }
 
+TEST(TraceCsv, RoundTripsAttemptAndWorkerAndReadsVersionOneWithoutThem) {
+  const Trace read = read_csv_text("memory", to_csv(hand_made_trace()));
+  EXPECT_EQ(read[1].attempt, 0u);
+  EXPECT_EQ(read[1].worker, 0u);
+  EXPECT_FALSE(read[0].attempt);
+  EXPECT_FALSE(read[0].worker);
+  const Trace version_one = read_csv_text(
+      "v1.csv", "run,source,partition,phase,resource,start_s,end_s,bytes,items\nr,measured,3,h2d,pcie0:h2d,1.5,2.0,96,1\n");
+  ASSERT_EQ(version_one.size(), 1u);
+  EXPECT_EQ(version_one[0].partition, 3u);
+  EXPECT_FALSE(version_one[0].attempt);
+  EXPECT_FALSE(version_one[0].worker);
+  try {
+    read_csv_text("short.csv", "run,source,partition,phase,resource,start_s,end_s,bytes\n");
+    FAIL() << "a trace without its items column was accepted";
+  } catch (const TraceError& error) {
+    EXPECT_NE(std::string(error.what()).find("no column items"), std::string::npos) << error.what();
+  }
+}
+
 TEST(TraceCsv, NamesTheLineAndColumnOfBadInput) {
-  const std::string text = std::string(csv_header) + "\nr,simulated,0,synth,cpu:0,0.0,1.0,10,1\nr,simulated,1,warp,cpu:0,0,1,0,0\n";
+  const std::string text = std::string(csv_header) + "\nr,simulated,0,synth,cpu:0,0.0,1.0,10,1,0,\nr,simulated,1,warp,cpu:0,0,1,0,0,0,\n";
   try {
     read_csv_text("bad.csv", text);
     FAIL() << "an unknown phase was accepted";

@@ -176,6 +176,13 @@ TEST(PipelineOnLogicalTime, AFailingStepIsChargedAndRetriedUntilTheLimitThenRepo
   EXPECT_EQ(pipeline.policy().outcome(1), policy::PartitionOutcome::failed);
   EXPECT_EQ(pipeline.failed_attempts()[1], 3u);
   EXPECT_EQ(pipeline.last_errors()[1], "kernel error");
+  for (std::uint32_t attempt = 0; attempt < 3; ++attempt) {
+    const trace::Span& kernel = span_of(pipeline.spans(), 1, Phase::ntt, int(attempt));
+    EXPECT_EQ(kernel.attempt, attempt);
+    EXPECT_EQ(kernel.worker, 0u);
+    EXPECT_EQ(span_of(pipeline.spans(), 1, Phase::synth, int(attempt)).attempt, attempt);
+    EXPECT_FALSE(span_of(pipeline.spans(), 1, Phase::synth, int(attempt)).worker);
+  }
   EXPECT_EQ(work.delivered, (std::vector<policy::PartitionId>{0, 2}));
   EXPECT_EQ(work.staged_alive, 0);
 }
