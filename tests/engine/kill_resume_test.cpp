@@ -87,12 +87,14 @@ class KilledJob {
       const pid_t child = start_zkpipe(args_);
       std::this_thread::sleep_for(std::uniform_int_distribution<Clock::rep>(0, full_run.count())(random) * Clock::duration(1));
       int status = 0;
-      const bool finished = ::waitpid(child, &status, WNOHANG) == child || figures.kills >= kills_wanted;
-      if (!finished) ::kill(child, SIGKILL);
-      if (!finished || ::waitpid(child, &status, 0) != child) status = 0;
-      if (!finished) ++figures.kills;
-      if (check_after_kill(figures) && !finished) ++figures.kills_mid_write;
-      if (finished) {
+      if (::waitpid(child, &status, WNOHANG) != child) {
+        if (figures.kills < kills_wanted) ::kill(child, SIGKILL);  // else the round's last run ends as it will
+        ::waitpid(child, &status, 0);
+      }
+      const bool killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+      figures.kills += killed;
+      if (check_after_kill(figures) && killed) ++figures.kills_mid_write;
+      if (!killed) {
         ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a resumed run failed, status " << status;
         check_complete(figures);
         return;
