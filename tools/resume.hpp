@@ -6,7 +6,8 @@
 // leaves every partition either done or not started, plus temporaries that resuming removes.
 // Checking that a done partition proves *this* job's witness would need its synthesis; a proof of
 // another witness that verifies (another --witness-seed, another .wtns of the same name) counts
-// as done.
+// as done. A resumed job's trace numbers partitions as the whole job and its file names do, so
+// they may reach past the sidecar's partition count (the partitions this run proved).
 #pragma once
 #include <cstdio>
 #include <span>
