@@ -30,13 +30,6 @@ std::string escape_html(std::string_view text) {
   return escaped;
 }
 
-std::string phase_colour(trace::Phase phase) {
-  static const char* palette[] = {"#4e79a7", "#bab0ac", "#9c755f", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-                                  "#edc948", "#b07aa1", "#ff9da7", "#af7aa1", "#d37295", "#8cd17d", "#86bcb6",
-                                  "#499894"};
-  return palette[std::size_t(phase)];
-}
-
 // Resources in display order: GPU workers, PCIe, then CPU threads (numerically).
 std::vector<std::string> ordered_resources(const trace::Trace& spans) {
   std::set<std::string> names;
@@ -71,7 +64,7 @@ std::string timeline_svg(const trace::Trace& spans, double begin_s, double makes
     const double x = label_width + (span.start_s - begin_s) * scale;
     const double width = std::max(span.duration_s() * scale, 0.5);
     svg += fmt::format(R"(<rect x="{:.2f}" y="{}" width="{:.2f}" height="{}" fill="{}"><title>{} p{} {:.4f}-{:.4f} s</title></rect>)",
-                       x, int(row_of[span.resource]) * row_height + 1, width, row_height - 2, phase_colour(span.phase),
+                       x, int(row_of[span.resource]) * row_height + 1, width, row_height - 2, phase_colour(std::size_t(span.phase)),
                        trace::phase_name(span.phase), span.partition, span.start_s, span.end_s);
   }
   const int axis_y = int(resources.size()) * row_height + 16;
@@ -156,6 +149,22 @@ std::string heatmap_svg(const SweepTable& sweep) {
 
 }  // namespace
 
+std::string phase_colour(std::size_t phase_index) {
+  // Phases 5, 8 and 13 apart land 32, 20 and 12 degrees apart in hue: three lightness levels
+  // (index mod 3) keep those pairs apart too.
+  constexpr double golden_angle_degrees = 137.50776405003785, saturation = 0.6;
+  const double lightness = 0.36 + 0.16 * double((phase_index + 1) % 3);
+  const double hue = std::fmod(double(phase_index) * golden_angle_degrees, 360.0) / 60.0;  // in [0, 6)
+  const double chroma = (1 - std::fabs(2 * lightness - 1)) * saturation;
+  const double x = chroma * (1 - std::fabs(std::fmod(hue, 2.0) - 1)), m = lightness - chroma / 2;
+  const int sector = int(hue);
+  const double r = sector == 0 || sector == 5 ? chroma : sector == 1 || sector == 4 ? x : 0;
+  const double g = sector == 1 || sector == 2 ? chroma : sector == 0 || sector == 3 ? x : 0;
+  const double b = sector == 3 || sector == 4 ? chroma : sector == 2 || sector == 5 ? x : 0;
+  auto byte = [m](double channel) { return int(std::lround((channel + m) * 255)); };
+  return fmt::format("#{:02x}{:02x}{:02x}", byte(r), byte(g), byte(b));
+}
+
 std::string render_report(const std::string& title, const trace::Trace& spans, const std::optional<SweepTable>& sweep) {
   if (spans.empty()) throw std::runtime_error("the trace has no spans: nothing to report");
   const trace::TraceSummary summary = trace::summarize(spans);
@@ -163,7 +172,7 @@ std::string render_report(const std::string& title, const trace::Trace& spans, c
   for (const trace::Span& span : spans) begin_s = std::min(begin_s, span.start_s);
   std::string legend;
   for (trace::Phase phase : trace::all_phases)
-    legend += fmt::format(R"(<span class="key"><i style="background:{}"></i>{}</span>)", phase_colour(phase), trace::phase_name(phase));
+    legend += fmt::format(R"(<span class="key"><i style="background:{}"></i>{}</span>)", phase_colour(std::size_t(phase)), trace::phase_name(phase));
   const std::string heatmap = sweep ? heatmap_svg(*sweep)
                                     : std::string("<p>No sweep table given: run <code>zkpipe sweep</code> over policy.synthesis_threads "
                                                   "and policy.pool_slabs and pass it with <code>--sweep</code>.</p>");

@@ -1,12 +1,12 @@
 #include "sweep.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <libfccp/csv.h>
 
+#include "engine/util/atomic_file.hpp"
 #include "simulation.hpp"
 #include "trace/summary.hpp"
 
@@ -82,14 +82,14 @@ std::string format_sweep_table(const SweepTable& table, const std::vector<std::s
 }
 
 void write_sweep_csv(const std::filesystem::path& path, const SweepTable& table) {
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error(fmt::format("cannot write {}: check the folder exists", path.string()));
-  auto write_row = [&](const std::vector<std::string>& cells) {
-    for (std::size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << cells[i];
-    out << '\n';
-  };
-  write_row(table.columns);
-  for (const auto& row : table.rows) write_row(row);
+  zk::write_file_atomically(path, [&table](std::ostream& out) {
+    auto write_row = [&](const std::vector<std::string>& cells) {
+      for (std::size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << cells[i];
+      out << '\n';
+    };
+    write_row(table.columns);
+    for (const auto& row : table.rows) write_row(row);
+  });
 }
 
 SweepTable read_sweep_csv(const std::filesystem::path& path) {

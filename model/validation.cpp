@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "calibration.hpp"
+#include "engine/util/atomic_file.hpp"
 #include "child_process.hpp"
 #include "scenario.hpp"
 #include "sidecar_facts.hpp"
@@ -45,11 +45,6 @@ double median_of(std::vector<double> values) {
   std::ranges::sort(values);
   const std::size_t middle = values.size() / 2;
   return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
-}
-
-void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path);
-  if (!out || !(out << text)) throw std::runtime_error(fmt::format("cannot write {}", path.string()));
 }
 
 }  // namespace
@@ -160,7 +155,7 @@ ValidationResult validate(const ValidationOptions& options) {
       if (workload == "all" || run.workload == workload) traces.push_back(run.trace);
     const CalibrationFit fit = fit_traces(traces);
     const fs::path file = fs::absolute(options.output / fmt::format("calibration-{}.toml", safe_name(workload)));
-    write_text(file, calibration_toml(fit, fmt::format("fitted by zkpipe validate from {} measured run(s) of {}",
+    zk::write_text_atomically(file, calibration_toml(fit, fmt::format("fitted by zkpipe validate from {} measured run(s) of {}",
                                                        traces.size(), workload)));
     result.fit_reports += fmt::format("calibration {} ({} runs):\n{}", workload, traces.size(), format_fit_reports(fit.reports));
     return calibration_of.emplace(workload, file).first->second;
@@ -186,7 +181,7 @@ ValidationResult validate(const ValidationOptions& options) {
     const fs::path folder = options.output / validated.name;
     fs::create_directories(folder);
     const std::string text = scenario_toml_for_run(run, files);
-    write_text(folder / "scenario.toml", text);
+    zk::write_text_atomically(folder / "scenario.toml", text);
     scenarios.push_back(parse_scenario_text(text, (folder / "scenario.toml").string(), folder).base);
     std::vector<double> rates, utilizations;
     for (const MeasuredRun* repeat : repeats) {
@@ -233,7 +228,7 @@ ValidationResult validate(const ValidationOptions& options) {
     result.mean_abs_throughput_error_pct += std::abs(run.throughput_error_pct) / double(scenarios.size());
     result.max_abs_utilization_points = std::max(result.max_abs_utilization_points, std::abs(run.utilization_points));
   }
-  write_text(options.output / "validation.md", format_validation(result));
+  zk::write_text_atomically(options.output / "validation.md", format_validation(result));
   return result;
 }
 

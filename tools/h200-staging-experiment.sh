@@ -226,6 +226,7 @@ fi
                  c, util["pinned"], (util["pinned"] + 0 >= 90) ? "holds" : "does not hold"
       }' "$rows"
   done
-} >"$summary"
+} >"$summary.partial"  # renamed whole, as zkpipe writes its files
+mv -f "$summary.partial" "$summary"
 cat "$summary"
 echo "h200-staging-experiment: traces and summary in $out"

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <thread>
@@ -12,6 +11,7 @@
 
 #include "calibration.hpp"
 #include "engine/circom/circom_job.hpp"
+#include "engine/util/atomic_file.hpp"
 #include "compare.hpp"
 #include "report.hpp"
 #include "scenario.hpp"
@@ -67,12 +67,6 @@ Scenario with_circom_workload(Scenario scenario, const std::vector<std::string>&
   std::cout << fmt::format("workload from circom: {} constraints, domain 2^{}, {} variables, {:.1f}% of scalars 0 or 1\n",
                            w.num_constraints, w.lg_domain, w.num_vars, 100.0 * w.zero_one_share());
   return scenario;
-}
-
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error(fmt::format("cannot write {}: check the folder exists", path));
-  out << text;
 }
 
 void add_simulate(CLI::App& app) {
@@ -173,13 +167,13 @@ void add_calibrate(CLI::App& app) {
       provenance += fmt::format("H2D benchmark {} ", options->h2d_benchmark);
     }
     std::cout << format_fit_reports(fit.reports);
-    write_text(options->output, calibration_toml(fit, "fitted by zkpipe calibrate from " + provenance));
+    zk::write_text_atomically(options->output, calibration_toml(fit, "fitted by zkpipe calibrate from " + provenance));
     // The prediction table needs the link rate: given, or the benchmark's idle pinned rate.
     if (fit.h2d_pinned && fit.h2d_pageable && (options->link_gbps || !benchmark.empty())) {
       const double link = options->link_gbps ? *options->link_gbps : idle_pinned_gbps(benchmark);
       const std::string table = h2d_prediction_table(fit, link, options->table_threads, benchmark);
       std::cout << fmt::format("\npredicted H2D bandwidth (PCIe link {:.2f} GB/s):\n{}", link, table);
-      if (!options->table_markdown.empty()) write_text(options->table_markdown, table);
+      if (!options->table_markdown.empty()) zk::write_text_atomically(options->table_markdown, table);
     }
     std::cout << fmt::format("calibration written to {}\n", options->output);
   }));
@@ -218,7 +212,7 @@ void add_report(CLI::App& app) {
     std::optional<SweepTable> sweep;
     if (!options->sweep.empty()) sweep = read_sweep_csv(options->sweep);
     const std::string title = options->title.empty() ? "zkpipe report: " + options->trace : options->title;
-    write_text(options->output, render_report(title, trace::read_csv_file(options->trace), sweep));
+    zk::write_text_atomically(options->output, render_report(title, trace::read_csv_file(options->trace), sweep));
     std::cout << fmt::format("report written to {}\n", options->output);
   }));
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <numeric>
 #include <optional>
 
 #include <CLI/CLI.hpp>
@@ -22,6 +23,7 @@
 #include "engine/util/error.hpp"
 #include "engine/util/machine.hpp"
 #include "kernels/util/parallel.hpp"
+#include "tools/resume.hpp"
 #ifdef ZKPIPE_HAVE_MODEL_COMMANDS
 #include "tools/model_commands.hpp"
 using zkpipe::tools::add_model_commands;
@@ -105,6 +107,7 @@ struct ProveOptions {
   std::vector<fs::path> wtns;
   std::optional<fs::path> r1cs, out_dir;
   uint32_t partitions = 1;
+  bool resume = false;  // prove only the partitions without a verified proof (tools/resume.hpp)
   std::optional<fs::path> trace_dir;
   pipeline::Settings engine;  // backend, threads, staging, pool, budget, workers, faults
 };
@@ -116,22 +119,37 @@ fs::path partition_path(const fs::path& path, uint32_t partition, uint32_t parti
   return path.parent_path() / fmt::format("{}-{}{}", path.stem().string(), partition, path.extension().string());
 }
 
-// Proves every partition through the engine (a single partition is one proof, as before the
-// engine); each proof is verified before it is written, failed partitions end in an error that
-// names each one (its witness file, for circom), after the others are written.
-void run_prove(const ProveOptions& o, bool partitions_given, bool output_paths_given) {
-  auto t0 = Clock::now();
-  const bool named_outputs = o.wtns.size() > 1 || o.out_dir;  // <out_dir>/<witness stem>.proof.json
+// Where each of the job's partitions writes its proof and public inputs: named after its witness
+// file (`named_outputs`), else the --proof and --public paths by partition_path().
+std::vector<circom::ProofOutputs> output_files(const ProveOptions& o, bool named_outputs, uint32_t partitions) {
+  if (named_outputs) return circom::witness_outputs(o.wtns, o.out_dir.value_or("."));
+  std::vector<circom::ProofOutputs> outputs;
+  for (uint32_t partition = 0; partition < partitions; ++partition)
+    outputs.push_back({partition_path(o.proof, partition, partitions), partition_path(o.public_inputs, partition, partitions)});
+  return outputs;
+}
+
+// Refuses option combinations that cannot work, before anything is loaded.
+void check_prove_options(const ProveOptions& o, bool named_outputs, bool partitions_given, bool output_paths_given) {
   if (o.wtns.size() > 1 && partitions_given && o.partitions != 1)
     fail("--partitions {} with {} witness files: each witness is one partition; give one --wtns to prove it "
          "--partitions times", o.partitions, o.wtns.size());
   if (named_outputs && output_paths_given)
     fail("--proof and --public name one proof; with several --wtns (or --out-dir) each proof is written as "
          "<out-dir>/<witness name>.proof.json and .public.json: give --out-dir instead");
-  std::vector<circom::ProofOutputs> outputs;
-  if (named_outputs) outputs = circom::witness_outputs(o.wtns, o.out_dir.value_or("."));
-  groth16::ProvingKey pk;
-  std::unique_ptr<circuits::Circuit> circuit;
+  if (named_outputs && o.wtns.size() == 1 && o.partitions > 1)
+    fail("--partitions {} with --out-dir: each proof is named after its witness file, so the {} proofs of {} would "
+         "overwrite each other; leave out --out-dir (proofs go to --proof and --public, numbered)", o.partitions,
+         o.partitions, o.wtns.front().string());
+  if (o.resume && o.engine.stage_alone != pipeline::StageAlone::none)
+    fail("--resume with --stage-alone: a stage measured alone writes no proofs, so there is nothing to resume; "
+         "leave out one of them");
+}
+
+// Loads the key (the built-in circuit's, or the .zkey with every witness header checked) into
+// `pk` and returns the job of all partitions; `circuit` keeps a built-in circuit the job uses.
+pipeline::Job load_job(const ProveOptions& o, groth16::ProvingKey& pk, std::unique_ptr<circuits::Circuit>& circuit) {
+  auto t0 = Clock::now();
   pipeline::Job job;
   if (o.zkey.empty()) {
     pk = groth16::read_proving_key(o.key);
@@ -151,6 +169,20 @@ void run_prove(const ProveOptions& o, bool partitions_given, bool output_paths_g
                "{} witness file(s); {} CPU threads\n", o.zkey.string(), format_bytes(pk.bytes()), pk.num_constraints,
                pk.num_public, pk.lg_domain, seconds_since(t0), o.wtns.size(), worker_threads());
   }
+  return job;
+}
+
+// Proves every partition through the engine (a single partition is one proof, as before the
+// engine); each proof is verified before it is written, failed partitions end in an error that
+// names each one (its witness file, for circom), after the others are written. With --resume,
+// only the partitions without a verified proof are proved (tools/resume.hpp).
+void run_prove(const ProveOptions& o, bool partitions_given, bool output_paths_given) {
+  const bool named_outputs = o.wtns.size() > 1 || o.out_dir;  // <out_dir>/<witness stem>.proof.json
+  check_prove_options(o, named_outputs, partitions_given, output_paths_given);
+  groth16::ProvingKey pk;
+  std::unique_ptr<circuits::Circuit> circuit;
+  pipeline::Job job = load_job(o, pk, circuit);
+  const std::vector<circom::ProofOutputs> outputs = output_files(o, named_outputs, job.partitions);
   if (named_outputs && o.engine.stage_alone == pipeline::StageAlone::none) fs::create_directories(o.out_dir.value_or("."));
   // A single proof reports its witness's scalar split, as before the engine: kept by the one
   // partition's synthesis, read by the sink after it (the engine orders the two).
@@ -162,7 +194,15 @@ void run_prove(const ProveOptions& o, bool partitions_given, bool output_paths_g
       split = groth16::split_witness(z);
       return z;
     };
-  // What names partition i in messages: its witness file for circom, else its number.
+  // The job's partition i is partition original[i] of the whole job (a resumed job proves some).
+  std::vector<uint32_t> original(job.partitions);
+  std::iota(original.begin(), original.end(), 0u);
+  if (o.resume) {
+    original = zkpipe::tools::partitions_to_prove(outputs, pk.verifying_key(), stdout);
+    if (original.empty()) return;
+    job = zkpipe::tools::job_of_partitions(job, original);
+  }
+  // What names partition i (of the whole job) in messages: its witness file for circom, else its number.
   auto partition_name = [&](uint32_t partition) {
     if (o.wtns.size() > 1) return fmt::format("witness {}", o.wtns[partition].string());
     return o.wtns.empty() || o.partitions > 1 ? fmt::format("partition {}", partition)
@@ -170,10 +210,9 @@ void run_prove(const ProveOptions& o, bool partitions_given, bool output_paths_g
   };
   auto write = [&](const pipeline::ProvedPartition& proved) {
     if (o.engine.stage_alone != pipeline::StageAlone::none) return;  // a capacity measurement, not a job
-    const fs::path proof = named_outputs ? outputs.at(proved.partition).proof
-                                         : partition_path(o.proof, proved.partition, o.partitions);
-    const fs::path publics = named_outputs ? outputs.at(proved.partition).public_inputs
-                                           : partition_path(o.public_inputs, proved.partition, o.partitions);
+    const uint32_t partition = original.at(proved.partition);
+    const fs::path& proof = outputs.at(partition).proof;
+    const fs::path& publics = outputs.at(partition).public_inputs;
     groth16::write_proof_json(proved.proof, proof);
     groth16::write_public_json(proved.public_inputs, publics);
     if (split) {
@@ -183,12 +222,13 @@ void run_prove(const ProveOptions& o, bool partitions_given, bool output_paths_g
                  100.0 * double(split->zeros + split->ones.size()) / double(vars));
     }
     if (named_outputs || o.partitions == 1)
-      fmt::print("prove: {}: proof verified; wrote {} and {}\n", partition_name(proved.partition), proof.string(),
+      fmt::print("prove: {}: proof verified; wrote {} and {}\n", partition_name(partition), proof.string(),
                  publics.string());
   };
-  const auto report = pipeline::run_job(job, o.engine, write,
-                                        {o.trace_dir ? o.trace_dir->filename().string() : std::string("prove")});
+  auto report = pipeline::run_job(job, o.engine, write,
+                                  {o.trace_dir ? o.trace_dir->filename().string() : std::string("prove")});
   fmt::print("{}", pipeline::format_report(report));
+  for (zkpipe::trace::Span& span : report.trace) span.partition = original.at(span.partition);  // as the files say
   if (o.trace_dir) {
     pipeline::write_trace_files(*o.trace_dir, job, report);
     fmt::print("prove: trace {} (sidecar trace.json; trace.perfetto.json opens in ui.perfetto.dev)\n",
@@ -206,7 +246,7 @@ void run_prove(const ProveOptions& o, bool partitions_given, bool output_paths_g
   if (!report.failed.empty()) {
     std::string failures;
     for (const auto& failed : report.failed)
-      failures += fmt::format("\n  {}: no proof written; {} failed attempts, the last: {}", partition_name(failed.partition),
+      failures += fmt::format("\n  {}: no proof written; {} failed attempts, the last: {}", partition_name(original.at(failed.partition)),
                               failed.failed_attempts, failed.last_error);
     fail("{} of {} partitions failed{}:{}{}", report.failed.size(), report.partitions,
          report.proved ? fmt::format(" ({} proved and written)", report.proved) : std::string(), failures,
@@ -293,6 +333,8 @@ int main(int argc, char** argv) {
                                                          "(partitions synthesized and dropped) or gpu (partition 0's rows copied and proved N times)")
       ->transform(CLI::CheckedTransformer(std::map<std::string, pipeline::StageAlone>{
           {"synthesis", pipeline::StageAlone::synthesis}, {"gpu", pipeline::StageAlone::gpu}}));
+  prove->add_flag("--resume", prove_options.resume, "prove only the partitions whose proof and public files are missing or "
+                                                   "do not verify against the key (after a killed job); keep the others");
   prove->add_option("--trace-dir", prove_options.trace_dir, "write the job's trace here: trace.csv, trace.json (sidecar), trace.perfetto.json");
   // --backend fake draws its faults from faults::FaultInjector, the model's seeded source.
   prove->add_option("--fault-seed", engine.fake.faults.seed, "--backend fake: seed of the injected faults (replays them)")->capture_default_str();

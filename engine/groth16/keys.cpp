@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/util/atomic_file.hpp"
 #include "engine/util/error.hpp"
 #include "kernels/util/parallel.hpp"
 
@@ -16,14 +17,13 @@ constexpr uint32_t format_version = 2;  // 2: the constraint matrices follow the
 constexpr uint32_t max_name_bytes = 64;
 constexpr uint32_t max_lg_domain = 28;
 
+// Writes into the temporary file of write_file_atomically().
 class Writer {
  public:
-  explicit Writer(const std::filesystem::path& path) : path_(path), out_(path, std::ios::binary) {
-    if (!out_) fail("{}: cannot create the file; check the folder exists and is writable", path.string());
-  }
+  Writer(const std::filesystem::path& path, std::ostream& out) : path_(path), out_(out) {}
   void bytes(const void* data, size_t n) {
     out_.write(static_cast<const char*>(data), static_cast<std::streamsize>(n));
-    if (!out_) fail("{}: write failed (disk full?)", path_.string());
+    if (!out_) fail("{}: write failed (disk full?): nothing was written; free space and run again", path_.string());
   }
   template <class T>
   void value(const T& v) { bytes(&v, sizeof v); }
@@ -35,7 +35,7 @@ class Writer {
 
  private:
   std::filesystem::path path_;
-  std::ofstream out_;
+  std::ostream& out_;
 };
 
 class Reader {
@@ -118,15 +118,7 @@ r1cs::SparseRows read_matrix(Reader& r, const ProvingKey& pk, const std::string&
   return m;
 }
 
-}  // namespace
-
-uint64_t ProvingKey::bytes() const {
-  return (ic.size() + a.size() + b1.size() + l.size() + h.size()) * sizeof(G1Affine) +
-         b2.size() * sizeof(G2Affine) + constraints.bytes();
-}
-
-void write_proving_key(const ProvingKey& pk, const std::filesystem::path& path) {
-  Writer w(path);
+void write_key(const ProvingKey& pk, Writer& w) {
   w.bytes(magic, sizeof magic);
   w.value(format_version);
   w.value<uint32_t>(static_cast<uint32_t>(pk.circuit.name.size()));
@@ -139,9 +131,23 @@ void write_proving_key(const ProvingKey& pk, const std::filesystem::path& path) 
   w.value(pk.alpha1), w.value(pk.beta1), w.value(pk.delta1);
   w.value(pk.beta2), w.value(pk.gamma2), w.value(pk.delta2);
   w.array(pk.ic), w.array(pk.a), w.array(pk.b1), w.array(pk.l), w.array(pk.h), w.array(pk.b2);
+  write_matrix(w, pk.constraints.a), write_matrix(w, pk.constraints.b), write_matrix(w, pk.constraints.c);
+}
+
+}  // namespace
+
+uint64_t ProvingKey::bytes() const {
+  return (ic.size() + a.size() + b1.size() + l.size() + h.size()) * sizeof(G1Affine) +
+         b2.size() * sizeof(G2Affine) + constraints.bytes();
+}
+
+void write_proving_key(const ProvingKey& pk, const std::filesystem::path& path) {
   if (pk.constraints.rows() != pk.num_constraints)
     throw std::invalid_argument("write_proving_key: the key carries no constraint matrices (a circom key?)");
-  write_matrix(w, pk.constraints.a), write_matrix(w, pk.constraints.b), write_matrix(w, pk.constraints.c);
+  write_file_atomically(path, [&](std::ostream& out) {
+    Writer w(path, out);
+    write_key(pk, w);
+  });
 }
 
 ProvingKey read_proving_key(const std::filesystem::path& path) {

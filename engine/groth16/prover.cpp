@@ -82,27 +82,9 @@ auto split_msm(ProverBackend& backend, std::span<const Affine> bases, const Witn
   return ones + backend.msm(bases, split.significant, split.significant_scalars);
 }
 
-}  // namespace
-
-ProofSplits split_for_proof(std::span<const Fr> z, const ProvingKey& pk) {
-  return {split_witness(z), split_witness(z, pk.num_public + 1)};
-}
-
-Proof prove(ProverBackend& backend, const ProvingKey& pk, std::span<const Fr> a, std::span<const Fr> b,
-            std::span<const Fr> c, std::span<const Fr> z, const Fr& r, const Fr& s, PhaseLog* log) {
-  const ntt::Domain domain(static_cast<int>(pk.lg_domain));
-  if (a.size() != domain.n || b.size() != domain.n || c.size() != domain.n || z.size() != pk.num_vars)
-    fail("prove: inputs do not match the proving key (domain {}, {} variables)", domain.n, pk.num_vars);
-  backend.stage_quotient_inputs(a, b, c);
-  {
-    auto scope = timed(log, "ntt", 7 * domain.n);
-    backend.staged_quotient_evaluations(domain);
-  }
-  return prove_staged(backend, pk, z, split_for_proof(z, pk), r, s, log);
-}
-
-Proof prove_staged(ProverBackend& backend, const ProvingKey& pk, std::span<const Fr> z, const ProofSplits& splits,
-                   const Fr& r, const Fr& s, PhaseLog* log) {
+// The MSMs of prove_staged() and snarkjs's assembly with blinding r, s.
+Proof assemble_proof(ProverBackend& backend, const ProvingKey& pk, std::span<const Fr> z, const ProofSplits& splits,
+                     const Fr& r, const Fr& s, PhaseLog* log) {
   if (z.size() != pk.num_vars) fail("prove: an assignment of {} values for a key of {} variables", z.size(), pk.num_vars);
   G1 h = [&] {
     auto scope = timed(log, "msm_h", pk.domain_size());
@@ -121,6 +103,30 @@ Proof prove_staged(ProverBackend& backend, const ProvingKey& pk, std::span<const
   G1 b1 = b1_sum + pk.beta1 + mul(delta1, s);
   G1 pi_c = l_sum + h + mul(pi_a, s) + mul(b1, r) - mul(delta1, r * s);
   return {pi_a.to_affine(), pi_b.to_affine(), pi_c.to_affine()};
+}
+
+}  // namespace
+
+ProofSplits split_for_proof(std::span<const Fr> z, const ProvingKey& pk) {
+  return {split_witness(z), split_witness(z, pk.num_public + 1)};
+}
+
+Proof prove(ProverBackend& backend, const ProvingKey& pk, std::span<const Fr> a, std::span<const Fr> b,
+            std::span<const Fr> c, std::span<const Fr> z, const Blinding& blinding, PhaseLog* log) {
+  const ntt::Domain domain(static_cast<int>(pk.lg_domain));
+  if (a.size() != domain.n || b.size() != domain.n || c.size() != domain.n || z.size() != pk.num_vars)
+    fail("prove: inputs do not match the proving key (domain {}, {} variables)", domain.n, pk.num_vars);
+  backend.stage_quotient_inputs(a, b, c);
+  {
+    auto scope = timed(log, "ntt", 7 * domain.n);
+    backend.staged_quotient_evaluations(domain);
+  }
+  return prove_staged(backend, pk, z, split_for_proof(z, pk), blinding, log);
+}
+
+Proof prove_staged(ProverBackend& backend, const ProvingKey& pk, std::span<const Fr> z, const ProofSplits& splits,
+                   const Blinding& blinding, PhaseLog* log) {
+  return assemble_proof(backend, pk, z, splits, blinding.r(), blinding.s(), log);
 }
 
 }  // namespace zk::groth16

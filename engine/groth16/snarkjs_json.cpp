@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/groth16/pairing.hpp"
+#include "engine/util/atomic_file.hpp"
 #include "engine/util/decimal.hpp"
 
 namespace zk::groth16 {
@@ -25,10 +26,7 @@ json to_json(const G2Affine& p) {
 }
 
 void write_json(const json& j, const std::filesystem::path& path) {
-  std::ofstream out(path);
-  if (!out) fail("{}: cannot create the file; check the folder exists and is writable", path.string());
-  out << j.dump(1) << "\n";
-  if (!out) fail("{}: write failed", path.string());
+  write_text_atomically(path, j.dump(1) + "\n");
 }
 
 json read_json(const std::filesystem::path& path) {

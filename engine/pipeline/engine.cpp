@@ -6,7 +6,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <random>
 
 #include <fmt/format.h>
 
@@ -17,7 +16,7 @@
 #include "engine/pipeline/pinned_pool.hpp"
 #include "engine/util/error.hpp"
 #include "engine/util/machine.hpp"
-#include "engine/util/rng.hpp"
+#include "engine/util/secure_random.hpp"
 #include "kernels/util/parallel.hpp"
 #include "runtime/pipeline.hpp"
 #include "runtime/thread_runtime.hpp"
@@ -67,7 +66,6 @@ struct Worker {
   uint32_t gpu = 0, index = 0;
   std::unique_ptr<groth16::ProverBackend> backend;
   FakeBackend* fake = nullptr;  // `backend`, where it is the fake device: told each attempt
-  Rng blinding{std::random_device{}() ^ (uint64_t{std::random_device{}()} << 32)};
 };
 
 using runtime::Step;
@@ -144,7 +142,7 @@ class EngineWork {
         worker.backend->staged_quotient_evaluations(domain);
       }
       attempt.proof = groth16::prove_staged(*worker.backend, *job_.pk, attempt.z, attempt.splits,
-                                            worker.blinding.field<Fr>(), worker.blinding.field<Fr>(), &phases);
+                                            groth16::Blinding::fresh(secure_random_), &phases);
     });
     for (const PhaseSpan& span : phases.spans()) {
       const Phase phase = trace::parse_phase(span.phase).value();
@@ -235,6 +233,7 @@ class EngineWork {
   const Clock::time_point start_;
   double last_progress_s_ = 0;  // read and written under the pipeline's mutex
   std::mutex sink_mutex_;
+  SecureRandom secure_random_;  // each proof's blinding (stateless: every worker draws from it)
 };
 
 using EnginePipeline = runtime::Pipeline<runtime::ThreadRuntime, EngineWork>;

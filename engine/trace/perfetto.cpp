@@ -1,8 +1,8 @@
 #include "perfetto.hpp"
 
-#include <fstream>
 #include <map>
 
+#include "engine/util/atomic_file.hpp"
 #include "trace_csv.hpp"
 
 namespace zkpipe::trace {
@@ -36,9 +36,7 @@ nlohmann::json to_chrome_trace(std::span<const Span> spans) {
 }
 
 void write_chrome_trace(const std::filesystem::path& path, std::span<const Span> spans) {
-  std::ofstream out(path);
-  if (!out) throw TraceError("cannot write Chrome trace " + path.string());
-  out << to_chrome_trace(spans).dump() << '\n';
+  zk::write_text_atomically(path, to_chrome_trace(spans).dump() + '\n');
 }
 
 }  // namespace zkpipe::trace

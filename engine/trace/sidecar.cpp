@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "engine/util/atomic_file.hpp"
 #include "trace_csv.hpp"
 
 namespace zkpipe::trace {
@@ -33,9 +34,7 @@ std::filesystem::path sidecar_path_for(const std::filesystem::path& trace_csv) {
 }
 
 void write_sidecar(const std::filesystem::path& path, const Sidecar& sidecar) {
-  std::ofstream out(path);
-  if (!out) throw TraceError("cannot write sidecar " + path.string() + ": check the folder exists");
-  out << to_json(sidecar).dump(2) << '\n';
+  zk::write_text_atomically(path, to_json(sidecar).dump(2) + '\n');
 }
 
 Sidecar read_sidecar(const std::filesystem::path& path) {

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <libfccp/csv.h>
 
+#include "engine/util/atomic_file.hpp"
+
 namespace zkpipe::trace {
 
 namespace {
@@ -32,10 +34,7 @@ std::string to_csv(std::span<const Span> spans) {
 }
 
 void write_csv_file(const std::filesystem::path& path, std::span<const Span> spans) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw TraceError(fmt::format("cannot write trace {}: check the folder exists", path.string()));
-  write_csv(out, spans);
-  if (!out) throw TraceError(fmt::format("writing trace {} failed", path.string()));
+  zk::write_file_atomically(path, [spans](std::ostream& out) { write_csv(out, spans); });
 }
 
 namespace {

@@ -1,9 +1,11 @@
 // rng.hpp — the seeded, reproducible random source of zkpipe: SplitMix64, and uniform field
 // elements by rejection sampling. For test vectors, benchmarks, built-in witnesses and the
-// *testing-only* toxic waste of `zkpipe setup`; never for secrets (not cryptographically secure).
+// *testing-only* toxic waste of `zkpipe setup`; never for secrets (not cryptographically secure):
+// secrets such as a proof's blinding come from SecureRandom (secure_random.hpp).
 #pragma once
 #include <cstdint>
 
+#include "engine/util/uniform_field.hpp"
 #include "kernels/ff/bls12-381.hpp"
 
 namespace zk {
@@ -23,21 +25,7 @@ class Rng {
   // A uniform element of the prime field F.
   template <class F>
   F field() {
-    uint64_t m[F::N];
-    for (int i = 0; i < F::N; ++i) m[i] = F::params::modulus(i);
-    int top_bits = 64 - __builtin_clzll(m[F::N - 1]);
-    for (;;) {
-      uint64_t x[F::N];
-      for (auto& limb : x) limb = next_u64();
-      x[F::N - 1] &= (top_bits == 64) ? ~0ull : ((1ull << top_bits) - 1);
-      bool less = false;
-      for (int i = F::N - 1; i >= 0; --i)
-        if (x[i] != m[i]) {
-          less = x[i] < m[i];
-          break;
-        }
-      if (less) return F::from_canonical(x);
-    }
+    return uniform_field_element<F>([this] { return next_u64(); });
   }
 
  private:

@@ -6,7 +6,6 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <random>
 
 #include <unistd.h>
 
@@ -18,6 +17,7 @@
 #include "engine/groth16/prover.hpp"
 #include "engine/groth16/verifier.hpp"
 #include "engine/util/decimal.hpp"
+#include "engine/util/rng.hpp"
 #include "tests/circom/container_bytes.hpp"
 
 namespace zk::circom {
@@ -120,9 +120,8 @@ TEST(CircomFiles, ProofOfCircomWitnessVerifies) {
   auto pk = zkey.proving_key();
   auto rows = circom_rows(zkey, fixtures / "tiny.wtns", fixtures / "tiny.r1cs");
   groth16::CpuBackend backend;
-  std::mt19937_64 rng(1);
-  Fr r = Fr::from_u64(rng()), s = Fr::from_u64(rng());
-  auto proof = groth16::prove(backend, pk, rows.a, rows.b, rows.c, rows.z, r, s);
+  Rng rng(1);
+  auto proof = groth16::prove(backend, pk, rows.a, rows.b, rows.c, rows.z, groth16::Blinding::seeded_for_tests(rng));
   std::vector<Fr> publics(rows.z.begin() + 1, rows.z.begin() + 3);
   EXPECT_TRUE(groth16::verify(pk.verifying_key(), proof, publics)) ;
   publics[0] += Fr::one();
@@ -168,7 +167,8 @@ TEST(CircomFiles, WrongWitnessIsCaughtByTheR1cs) {
   auto pk = zkey.proving_key();
   auto rows = circom_rows(zkey, wrong.path(), std::nullopt);
   groth16::CpuBackend backend;
-  auto proof = groth16::prove(backend, pk, rows.a, rows.b, rows.c, rows.z, Fr::from_u64(5), Fr::from_u64(9));
+  Rng rng(5);
+  auto proof = groth16::prove(backend, pk, rows.a, rows.b, rows.c, rows.z, groth16::Blinding::seeded_for_tests(rng));
   std::vector<Fr> publics(rows.z.begin() + 1, rows.z.begin() + 3);
   EXPECT_FALSE(groth16::verify(pk.verifying_key(), proof, publics));
 }

@@ -4,6 +4,7 @@
 // addition carries real work). make_backend("cuda") gives this backend. Streamed bases (no
 // prepare(), small chunks) give the same proof.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,11 +34,11 @@ class GpuProver : public ::testing::TestWithParam<std::pair<std::string, uint64_
     circuit_->synthesize(builder, 0);
     pk_ = setup(builder.take(), ToxicWaste::from_seed(seed), circuit_->spec());
     Rng rng(seed);
-    r_ = rng.field<Fr>(), s_ = rng.field<Fr>();
+    blinding_ = Blinding::seeded_for_tests(rng);
     a_.resize(pk_.domain_size()), b_.resize(a_.size()), c_.resize(a_.size());
     z_ = synthesize(*circuit_, rng.next_u64(), pk_, a_, b_, c_);
   }
-  Proof prove_on(ProverBackend& backend) const { return prove(backend, pk_, a_, b_, c_, z_, r_, s_); }
+  Proof prove_on(ProverBackend& backend) const { return prove(backend, pk_, a_, b_, c_, z_, *blinding_); }
   // The proof equals the CPU backend's with the same blinding, point for point.
   void expect_cpu_proof(const Proof& proof) const {
     CpuBackend cpu;
@@ -51,7 +52,7 @@ class GpuProver : public ::testing::TestWithParam<std::pair<std::string, uint64_
   std::string trace_;
   std::unique_ptr<circuits::Circuit> circuit_;
   ProvingKey pk_;
-  Fr r_, s_;
+  std::optional<Blinding> blinding_;
   std::vector<Fr> a_, b_, c_, z_;
 };
 

@@ -84,7 +84,7 @@ TEST(GpuSetup, KeyEqualsCpuKeyAndProves) {
   const auto z = synthesize(*circuit, rng.next_u64(), gpu_key, a, b, c);
   CpuBackend cpu;
   cpu.prepare(gpu_key);
-  const Proof proof = prove(cpu, gpu_key, a, b, c, z, rng.field<Fr>(), rng.field<Fr>());
+  const Proof proof = prove(cpu, gpu_key, a, b, c, z, Blinding::seeded_for_tests(rng));
   const std::vector<Fr> publics(z.begin() + 1, z.begin() + 1 + gpu_key.num_public);
   const Verdict verdict = verify(gpu_key.verifying_key(), proof, publics);
   EXPECT_TRUE(verdict) << verdict.reason;

@@ -34,6 +34,10 @@ printf '{"pi_a": [' > "$work/bad.json"
 expect_error "malformed proof JSON" verify --vk "$work/k/verification_key.json" --proof "$work/bad.json" --public "$work/public.json"
 expect_error "malformed public JSON" verify --vk "$work/k/verification_key.json" --proof "$work/proof.json" --public "$work/bad.json"
 expect_error "vk JSON that is a proof" verify --vk "$work/proof.json" --proof "$work/proof.json" --public "$work/public.json"
+expect_error "resume of a stage measured alone" prove --key "$work/k/proving.key" --resume --stage-alone gpu
+expect_error "proofs to the missing folder" prove --key "$work/k/proving.key" --proof "$work/absent/proof.json"
+fixtures=$(dirname "$0")/../circom/fixtures
+expect_error "one witness named N times" prove --zkey "$fixtures/tiny.zkey" --wtns "$fixtures/tiny.wtns" --partitions 2 --out-dir "$work/o"
 
 # A valid proof with a changed public input is rejected (exit 1, "INVALID"), not an error.
 sed '0,/"[0-9]*"/s//"5"/' "$work/public.json" > "$work/public_bad.json"

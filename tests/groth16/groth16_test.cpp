@@ -1,5 +1,6 @@
 // Groth16 end to end on the CPU backend: proofs of both built-in circuits verify; changing any
-// proof element or any public input makes verification fail; keys survive a file round trip.
+// proof element or any public input makes verification fail; proofs blinded from the OS CSPRNG
+// differ; keys survive a file round trip.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -36,7 +37,7 @@ Fixture prove_builtin(const std::string& name, uint64_t constraints, uint64_t wi
   auto z = synthesize(*circuit, witness_seed, f.pk, a, b, c);
   CpuBackend backend;
   Rng rng(witness_seed);
-  f.proof = prove(backend, f.pk, a, b, c, z, rng.field<Fr>(), rng.field<Fr>());
+  f.proof = prove(backend, f.pk, a, b, c, z, Blinding::seeded_for_tests(rng));
   f.publics.assign(z.begin() + 1, z.begin() + 1 + f.pk.num_public);
   return f;
 }
@@ -78,6 +79,28 @@ INSTANTIATE_TEST_SUITE_P(BuiltIn, Groth16Circuits,
                            std::replace(n.begin(), n.end(), '-', '_');
                            return n;
                          });
+
+// Blinding from the OS CSPRNG: two proofs of one witness share no element, and both verify.
+TEST(Groth16, TwoProofsOfOneWitnessDifferAndBothVerify) {
+  auto circuit = circuits::make_circuit({"poseidon-merkle", 2000});
+  r1cs::R1csBuilder builder;
+  circuit->synthesize(builder, 0);
+  const ProvingKey pk = setup(builder.take(), ToxicWaste::from_seed(42), circuit->spec());
+  std::vector<Fr> a(pk.domain_size()), b(a.size()), c(a.size());
+  const auto z = synthesize(*circuit, 7, pk, a, b, c);
+  const std::vector<Fr> publics(z.begin() + 1, z.begin() + 1 + pk.num_public);
+  CpuBackend backend;
+  SecureRandom random;
+  const Proof first = prove(backend, pk, a, b, c, z, Blinding::fresh(random));
+  const Proof second = prove(backend, pk, a, b, c, z, Blinding::fresh(random));
+  EXPECT_FALSE(first.a == second.a);
+  EXPECT_FALSE(first.b == second.b);
+  EXPECT_FALSE(first.c == second.c);
+  for (const Proof& proof : {first, second}) {
+    const Verdict verdict = verify(pk.verifying_key(), proof, publics);
+    EXPECT_TRUE(verdict) << verdict.reason;
+  }
+}
 
 TEST(Groth16, PoseidonMerkleWitnessIsMostlyBits) {
   auto circuit = circuits::make_circuit({"poseidon-merkle", 30000});

@@ -3,6 +3,9 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <set>
+
+#include <fmt/format.h>
 
 #include <gtest/gtest.h>
 
@@ -53,6 +56,23 @@ TEST(Report, HasTheThreeChartsAndTheSummary) {
   const std::string html = small_report();
   for (const char* id : {"id=\"timeline\"", "id=\"bandwidth\"", "id=\"heatmap\"", "GPU utilization", "<polyline"})
     EXPECT_NE(html.find(id), std::string::npos) << id;
+}
+
+// The schema only ever adds phases: every index, today's and 49 more, has its own valid colour,
+// and the legend shows one per phase.
+TEST(Report, EveryPhaseOfTheSchemaAndAnyAddedOneHasItsOwnColour) {
+  std::set<std::string> colours;
+  const std::size_t indices = std::size(trace::all_phases) + 49;
+  for (std::size_t index = 0; index < indices; ++index) {
+    const std::string colour = phase_colour(index);
+    ASSERT_EQ(colour.size(), 7u) << colour;
+    EXPECT_EQ(colour.find_first_not_of("#0123456789abcdef"), std::string::npos) << colour;
+    EXPECT_TRUE(colours.insert(colour).second) << "phase " << index << " repeats " << colour;
+  }
+  const std::string html = small_report();
+  for (trace::Phase phase : trace::all_phases)
+    EXPECT_NE(html.find(fmt::format("background:{}\"></i>{}<", phase_colour(std::size_t(phase)), trace::phase_name(phase))),
+              std::string::npos) << trace::phase_name(phase);
 }
 
 TEST(Report, RendersInHeadlessChromium) {
