@@ -312,6 +312,14 @@ class Pipeline {
                             const std::string& compute_resource, const std::string& host_resource) {
     PhaseLog phases(origin_);
     const groth16::ProofSplits splits = groth16::split_for_proof(z, *job_.pk);  // CPU work, before the GPU is taken
+    const double witness_copy_start_s = now_s();
+    const groth16::StagedWitness staged = worker.backend->stage_witness(
+        splits, *settings_.staging == Staging::pinned ? groth16::WitnessHostMemory::pinned : groth16::WitnessHostMemory::pageable);
+    if (staged.h2d_bytes()) {
+      std::lock_guard lock(mutex_);
+      record(partition, Phase::h2d, fmt::format("pcie{}:h2d", worker.gpu), witness_copy_start_s, now_s(),
+             staged.h2d_bytes(), splits.all.significant.size() + splits.priv.significant.size());
+    }
     groth16::Proof proof;
     {
       std::lock_guard compute(gpu_compute_[worker.gpu]);
