@@ -14,6 +14,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -102,45 +103,40 @@ class DeviceBuffer {
 
 // Page-locked host memory, which the copy engines read at the link's rate. cudaHostAlloc is slow
 // (4 GiB took 1.5 s on the H200 host): allocate once, when the sizes are known, and reuse.
+// Move-only (the block is a unique_ptr's); size in elements.
 template <class T>
 class PinnedHostBuffer {
  public:
   PinnedHostBuffer() = default;
   explicit PinnedHostBuffer(size_t count) : count_(count) {
-    if (count) CUDA_OK(cudaHostAlloc(reinterpret_cast<void**>(&data_), count * sizeof(T), cudaHostAllocDefault));
+    T* data = nullptr;
+    if (count) CUDA_OK(cudaHostAlloc(reinterpret_cast<void**>(&data), count * sizeof(T), cudaHostAllocDefault));
+    data_.reset(data);
   }
-  PinnedHostBuffer(const PinnedHostBuffer&) = delete;
-  PinnedHostBuffer& operator=(const PinnedHostBuffer&) = delete;
-  PinnedHostBuffer(PinnedHostBuffer&& o) noexcept
-      : data_(std::exchange(o.data_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  PinnedHostBuffer(PinnedHostBuffer&& o) noexcept : data_(std::move(o.data_)), count_(std::exchange(o.count_, 0)) {}
   PinnedHostBuffer& operator=(PinnedHostBuffer&& o) noexcept {
-    if (this != &o) {
-      release();
-      data_ = std::exchange(o.data_, nullptr);
-      count_ = std::exchange(o.count_, 0);
-    }
+    data_ = std::move(o.data_);
+    count_ = std::exchange(o.count_, 0);
     return *this;
   }
-  ~PinnedHostBuffer() { release(); }
 
-  T* get() const { return data_; }
+  T* get() const { return data_.get(); }
   size_t size() const { return count_; }
   size_t bytes() const { return count_ * sizeof(T); }
-  // Grows (never shrinks) to hold at least `count` elements; contents are not kept.
+  // Grows (never shrinks) to hold at least `count` elements; contents are not kept. The old block
+  // is freed first, so growing never holds both.
   void reserve(size_t count) {
-    if (count > count_) {
-      release();  // the old block goes first, so growing never holds both
-      *this = PinnedHostBuffer(count);
-    }
+    if (count <= count_) return;
+    data_.reset();
+    count_ = 0;
+    *this = PinnedHostBuffer(count);
   }
 
  private:
-  void release() noexcept {
-    if (data_) cudaFreeHost(data_);
-    data_ = nullptr;
-    count_ = 0;
-  }
-  T* data_ = nullptr;
+  struct FreeHost {
+    void operator()(T* p) const noexcept { cudaFreeHost(p); }
+  };
+  std::unique_ptr<T, FreeHost> data_;
   size_t count_ = 0;
 };
 
