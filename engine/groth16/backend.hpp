@@ -5,14 +5,17 @@
 // Contract: bases are affine points owned by the caller (the proving key) and outlive the call;
 // `indices`, when not empty, selects which bases take part (in order), so the witness split into
 // zero / one / significant scalars needs no copies of the bases. Implementations may keep device
-// copies of a key's bases between calls (prepare()).
+// copies of a key's bases between calls (prepare()), and of a proof's witness splits
+// (stage_witness()), which later msm() and sum() calls on those very splits then use.
 #pragma once
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/groth16/keys.hpp"
+#include "engine/groth16/witness_split.hpp"
 #include "kernels/ntt/domain.hpp"
 
 namespace zk::groth16 {
@@ -20,6 +23,38 @@ namespace zk::groth16 {
 using bls12_381::Fr;
 using bls12_381::G1;
 using bls12_381::G2;
+
+// Where the host side of a staged witness is copied from: the backend's own page-locked buffers
+// (the splits copied into them first, then one copy at the link's rate) or the splits' own
+// pageable memory (copied through the driver's bounce buffer). The engine follows its staging
+// setting, so pinned and pageable staging differ for the MSM scalars as they do for a/b/c.
+enum class WitnessHostMemory { pinned, pageable };
+
+class ProverBackend;
+
+// What stage_witness() did: the bytes it moved host-to-device (0 where the backend computes in
+// host memory). While it lives and until the next stage_witness(), msm() and sum() calls whose
+// scalars and index lists are the staged splits' own vectors use the backend's copies;
+// destroying it ends that (so a later split that reuses the same addresses is never mistaken for
+// the staged one). Move-only; the staged ProofSplits must outlive it unchanged.
+class StagedWitness {
+ public:
+  StagedWitness() = default;
+  // `staging` tells the backend's stagings apart (see release_staged_witness()).
+  StagedWitness(ProverBackend* backend, uint64_t staging, uint64_t h2d_bytes)
+      : backend_(backend), staging_(staging), h2d_bytes_(h2d_bytes) {}
+  StagedWitness(StagedWitness&& other) noexcept
+      : backend_(std::exchange(other.backend_, nullptr)), staging_(other.staging_), h2d_bytes_(other.h2d_bytes_) {}
+  StagedWitness& operator=(StagedWitness&&) = delete;
+  StagedWitness(const StagedWitness&) = delete;
+  ~StagedWitness();
+  uint64_t h2d_bytes() const { return h2d_bytes_; }
+
+ private:
+  ProverBackend* backend_ = nullptr;
+  uint64_t staging_ = 0;
+  uint64_t h2d_bytes_ = 0;
+};
 
 class ProverBackend {
  public:
@@ -61,8 +96,23 @@ class ProverBackend {
   }
   virtual G1 staged_quotient_msm(std::span<const G1Affine> bases) { return msm(bases, {}, staged_a_); }
 
+  // The witness half of the staging seam, called before the compute section: copies the scalars
+  // and index lists of both splits to the backend's own memory, from `from`. Host backends keep
+  // nothing (the default): their MSMs read the splits where they are.
+  virtual StagedWitness stage_witness(const ProofSplits&, WitnessHostMemory /*from*/) { return {}; }
+
+ protected:
+  friend class StagedWitness;
+  // Forgets the splits of `staging` if they are still the ones staged (called by their
+  // StagedWitness's destructor).
+  virtual void release_staged_witness(uint64_t /*staging*/) noexcept {}
+
  private:
   std::vector<Fr> staged_a_, staged_b_, staged_c_;
 };
+
+inline StagedWitness::~StagedWitness() {
+  if (backend_) backend_->release_staged_witness(staging_);
+}
 
 }  // namespace zk::groth16

@@ -3,6 +3,8 @@
 #include "engine/groth16/cuda_backend.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <map>
 #include <utility>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "kernels/msm/pippenger_cuda.cuh"
 #include "kernels/ntt/ntt_cuda.cuh"
 #include "kernels/util/cuda_check.hpp"
+#include "kernels/util/parallel.hpp"
 
 namespace zk::groth16 {
 namespace {
@@ -73,6 +76,73 @@ class DeviceBases {
   cuda::CudaEvent copied_[2];
 };
 
+// Where a proof's two witness splits sit in one staging buffer, host and device alike: the
+// scalars, significant indices and ones indices of `all`, then of `priv`, each array 256-byte
+// aligned, so that one copy moves them all.
+struct WitnessLayout {
+  static constexpr size_t alignment = 256;
+  struct Array {
+    const void* host;
+    size_t bytes, offset;
+  };
+  std::array<Array, 6> arrays{};
+  size_t bytes = 0;
+
+  explicit WitnessLayout(const ProofSplits& splits) {
+    size_t next = 0;
+    auto add = [&](const auto& vector) {
+      arrays[next++] = {vector.data(), vector.size() * sizeof(vector[0]), bytes};
+      bytes = (bytes + vector.size() * sizeof(vector[0]) + alignment - 1) / alignment * alignment;
+    };
+    for (const WitnessSplit* split : {&splits.all, &splits.priv})
+      add(split->significant_scalars), add(split->significant), add(split->ones);
+  }
+  // The most bytes splits of `all_entries` and `priv_entries` witness entries take: every entry
+  // is a scalar and an index, or an index alone (a one), or nothing (a zero).
+  static size_t capacity(size_t all_entries, size_t priv_entries) {
+    return (all_entries + priv_entries) * (sizeof(Fr) + sizeof(uint32_t)) + 6 * alignment;
+  }
+  static size_t capacity(const ProofSplits& splits) {
+    auto entries = [](const WitnessSplit& split) { return split.ones.size() + split.significant.size() + split.zeros; };
+    return capacity(entries(splits.all), entries(splits.priv));
+  }
+};
+
+// memcpy spread over the cores this thread may use.
+void copy_on_every_core(void* destination, const void* source, size_t bytes) {
+  constexpr size_t chunk_bytes = size_t{1} << 20;
+  parallel_for((bytes + chunk_bytes - 1) / chunk_bytes, [&](size_t begin, size_t end) {
+    const size_t offset = begin * chunk_bytes;
+    std::memcpy(static_cast<uint8_t*>(destination) + offset, static_cast<const uint8_t*>(source) + offset,
+                std::min(end * chunk_bytes, bytes) - offset);
+  });
+}
+
+template <class T, class Vector>
+bool same_array(std::span<const T> span, const Vector& vector) {
+  return span.data() == vector.data() && span.size() == vector.size();
+}
+
+// One staged split: its host vectors (by which msm() and sum() calls on it are recognized) and
+// their device copies.
+struct StagedSplit {
+  std::span<const Fr> scalars;
+  std::span<const uint32_t> significant, ones;
+  const Fr* d_scalars = nullptr;
+  const uint32_t *d_significant = nullptr, *d_ones = nullptr;
+
+  StagedSplit() = default;
+  StagedSplit(const WitnessSplit& split, const uint8_t* d_witness, const WitnessLayout& layout, size_t first_array)
+      : scalars(split.significant_scalars), significant(split.significant), ones(split.ones),
+        d_scalars(reinterpret_cast<const Fr*>(d_witness + layout.arrays[first_array].offset)),
+        d_significant(reinterpret_cast<const uint32_t*>(d_witness + layout.arrays[first_array + 1].offset)),
+        d_ones(reinterpret_cast<const uint32_t*>(d_witness + layout.arrays[first_array + 2].offset)) {}
+  bool holds(std::span<const uint32_t> indices, std::span<const Fr> host_scalars) const {
+    return d_scalars && same_array(indices, significant) && same_array(host_scalars, scalars);
+  }
+  bool holds_ones(std::span<const uint32_t> indices) const { return d_ones && same_array(indices, ones); }
+};
+
 }  // namespace
 
 struct CudaBackend::Impl {
@@ -87,6 +157,16 @@ struct CudaBackend::Impl {
   size_t staged_n = 0;                        // elements of each staged quotient input
   size_t quotient_n = 0;                      // elements of the computed quotient (in its first n)
   cuda::DeviceBuffer<uint32_t> index;
+  // The staged witness (stage_witness()): the pinned host buffer its splits are copied into, its
+  // device copy, the copy's stream, the two splits (all, priv: empty when none is staged), and the
+  // digits of `all`, shared by A, B_G1 and B_G2 once computed.
+  cuda::PinnedHostBuffer<uint8_t> witness_host;
+  cuda::DeviceBuffer<uint8_t> witness_device;
+  cuda::CudaStream witness_copy;
+  std::array<StagedSplit, 2> staged;
+  uint64_t staging = 0;  // counts stage_witness() calls: the current staging's number
+  msm::CudaMsmDigits all_digits;
+  bool all_digits_ready = false;
 
   const uint32_t* upload_index(std::span<const uint32_t> indices) {
     if (indices.empty()) return nullptr;
@@ -101,14 +181,17 @@ struct CudaBackend::Impl {
   }
   // The sum over chunks of kernel(d_bases, d_index, first, n): the bases selected by `indices`
   // (host_bases[0, count) when empty) and the n scalar positions from `first`. On the prepared
-  // copy in one call; on streamed bases chunk by chunk, the index list cut at the chunk's bounds
-  // (indices ascending, as the witness split makes them) and rebased to its first point.
+  // copy in one call, with `d_indices` (the staged copy of `indices`) or else `indices` uploaded;
+  // on streamed bases chunk by chunk, the index list cut at the chunk's bounds (indices
+  // ascending, as the witness split makes them) and rebased to its first point.
   template <class Curve, class Bases, class Kernel>
   ec::jacobian_t<Curve> over_bases(Bases& bases, std::span<const ec::affine_t<Curve>> host_bases,
-                                   std::span<const uint32_t> indices, size_t count, Kernel&& kernel) {
+                                   std::span<const uint32_t> indices, const uint32_t* d_indices, size_t count,
+                                   Kernel&& kernel) {
     using Affine = ec::affine_t<Curve>;
     if (const Affine* d_bases = bases.find(host_bases))
-      return kernel(d_bases, upload_index(indices), size_t{0}, indices.empty() ? count : indices.size());
+      return kernel(d_bases, d_indices ? d_indices : upload_index(indices), size_t{0},
+                    indices.empty() ? count : indices.size());
     if (!std::ranges::is_sorted(indices)) fail("cuda msm: bases streamed from the host need ascending indices");
     const size_t extent = indices.empty() ? count : size_t{indices.back()} + 1;
     if (extent > host_bases.size()) fail("cuda msm: base {} of {} selected", extent - 1, host_bases.size());
@@ -128,6 +211,8 @@ struct CudaBackend::Impl {
     });
     return total;
   }
+  // sum_i scalars_host[i] * bases[indices[i]], from the staged copies where these are a staged
+  // split's vectors, else uploading scalars and indices.
   template <class Curve, class Engine, class Bases>
   ec::jacobian_t<Curve> msm(Engine& engine, Bases& bases, std::span<const ec::affine_t<Curve>> host_bases,
                             std::span<const uint32_t> indices, std::span<const Fr> scalars_host) {
@@ -135,13 +220,28 @@ struct CudaBackend::Impl {
       fail("cuda msm: {} scalars but only {} bases", scalars_host.size(), host_bases.size());
     if (!indices.empty() && indices.size() != scalars_host.size())
       fail("cuda msm: {} indices but {} scalars", indices.size(), scalars_host.size());
-    return msm_of_device_scalars<Curve>(engine, bases, host_bases, indices, upload_scalars(scalars_host),
+    if (staged[0].holds(indices, scalars_host)) {
+      if (const auto* d_bases = bases.find(host_bases))
+        return engine.msm(d_bases, staged[0].d_significant, shared_all_digits(), stream.get());
+    }
+    for (const StagedSplit& split : staged)
+      if (split.holds(indices, scalars_host))
+        return msm_of_device_scalars<Curve>(engine, bases, host_bases, indices, split.d_significant, split.d_scalars,
+                                            scalars_host.size());
+    return msm_of_device_scalars<Curve>(engine, bases, host_bases, indices, nullptr, upload_scalars(scalars_host),
                                         scalars_host.size());
+  }
+  // The digits of the staged split of all of z, computed at their first use.
+  const msm::SortedDigits& shared_all_digits() {
+    if (!all_digits_ready) all_digits.compute(staged[0].d_scalars, staged[0].scalars.size(), stream.get());
+    all_digits_ready = true;
+    return all_digits.sorted();
   }
   template <class Curve, class Engine, class Bases>
   ec::jacobian_t<Curve> msm_of_device_scalars(Engine& engine, Bases& bases, std::span<const ec::affine_t<Curve>> host_bases,
-                                              std::span<const uint32_t> indices, const Fr* d_scalars, size_t count) {
-    return over_bases<Curve>(bases, host_bases, indices, count,
+                                              std::span<const uint32_t> indices, const uint32_t* d_indices,
+                                              const Fr* d_scalars, size_t count) {
+    return over_bases<Curve>(bases, host_bases, indices, d_indices, count,
                              [&](const ec::affine_t<Curve>* d_bases, const uint32_t* d_index, size_t first, size_t n) {
                                return engine.msm(d_bases, d_index, d_scalars + first, n, stream.get());
                              });
@@ -149,7 +249,10 @@ struct CudaBackend::Impl {
   template <class Curve, class Engine, class Bases>
   ec::jacobian_t<Curve> sum(Engine& engine, Bases& bases, std::span<const ec::affine_t<Curve>> host_bases,
                             std::span<const uint32_t> indices) {
-    return over_bases<Curve>(bases, host_bases, indices, indices.size(),
+    const uint32_t* d_indices = nullptr;
+    for (const StagedSplit& split : staged)
+      if (split.holds_ones(indices)) d_indices = split.d_ones;
+    return over_bases<Curve>(bases, host_bases, indices, d_indices, indices.size(),
                              [&](const ec::affine_t<Curve>* d_bases, const uint32_t* d_index, size_t, size_t n) {
                                return engine.sum(d_bases, d_index, n, stream.get());
                              });
@@ -172,12 +275,48 @@ void CudaBackend::prepare(const ProvingKey& pk) {
   impl_->g2_bases.keep({pk.b2.data(), pk.b2.size()}, s);
   impl_->stream.synchronize();
   const size_t n = pk.domain_size(), vars = pk.num_vars;
+  const size_t witness_bytes = WitnessLayout::capacity(vars, vars - pk.num_public - 1);
+  impl_->witness_host.reserve(witness_bytes);
+  impl_->witness_device.reserve(witness_bytes);
   fmt::print("cuda: key bases {:.1f} MiB on the device; workspace: quotient {:.1f} MiB, G1 MSM {:.1f} MiB, "
-             "G2 MSM {:.1f} MiB\n",
-              mib(impl_->g1_bases.bytes() + impl_->g2_bases.bytes()),
-              mib(3 * n * sizeof(Fr) + ntt::CudaNtt::workspace_bytes(pk.lg_domain)),
-              mib(msm::CudaMsm<bls12_381::G1Curve>::workspace_bytes(std::max<size_t>(n, vars))),
-              mib(msm::CudaMsm<bls12_381::G2Curve>::workspace_bytes(vars)));
+             "G2 MSM {:.1f} MiB, shared witness digits {:.1f} MiB; witness staging {:.1f} MiB pinned host + "
+             "{:.1f} MiB device\n",
+             mib(impl_->g1_bases.bytes() + impl_->g2_bases.bytes()),
+             mib(3 * n * sizeof(Fr) + ntt::CudaNtt::workspace_bytes(pk.lg_domain)),
+             mib(msm::CudaMsm<bls12_381::G1Curve>::workspace_bytes(std::max<size_t>(n, vars))),
+             mib(msm::CudaMsm<bls12_381::G2Curve>::workspace_bytes(vars) - msm::CudaMsmDigits::workspace_bytes(vars)),
+             mib(msm::CudaMsmDigits::workspace_bytes(vars)), mib(witness_bytes), mib(witness_bytes));
+}
+
+StagedWitness CudaBackend::stage_witness(const ProofSplits& splits, WitnessHostMemory from) {
+  Impl& impl = *impl_;
+  release_staged_witness(impl.staging);
+  const WitnessLayout layout(splits);
+  impl.witness_device.reserve(WitnessLayout::capacity(splits));
+  uint8_t* d_witness = impl.witness_device.get();
+  const cudaStream_t copy = impl.witness_copy.get();
+  size_t copied_bytes = 0;
+  if (from == WitnessHostMemory::pinned) {
+    impl.witness_host.reserve(WitnessLayout::capacity(splits));
+    for (const auto& array : layout.arrays) copy_on_every_core(impl.witness_host.get() + array.offset, array.host, array.bytes);
+    CUDA_OK(cudaMemcpyAsync(d_witness, impl.witness_host.get(), layout.bytes, cudaMemcpyHostToDevice, copy));
+    copied_bytes = layout.bytes;
+  } else {
+    for (const auto& array : layout.arrays) {
+      if (array.bytes)
+        CUDA_OK(cudaMemcpyAsync(d_witness + array.offset, array.host, array.bytes, cudaMemcpyHostToDevice, copy));
+      copied_bytes += array.bytes;
+    }
+  }
+  impl.witness_copy.synchronize();
+  impl.staged = {StagedSplit(splits.all, d_witness, layout, 0), StagedSplit(splits.priv, d_witness, layout, 3)};
+  return StagedWitness(this, ++impl.staging, copied_bytes);
+}
+
+void CudaBackend::release_staged_witness(uint64_t staging) noexcept {
+  if (staging != impl_->staging) return;
+  impl_->staged = {};
+  impl_->all_digits_ready = false;
 }
 
 void CudaBackend::stage_quotient_inputs(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c) {
@@ -209,7 +348,8 @@ G1 CudaBackend::staged_quotient_msm(std::span<const G1Affine> bases) {
   const size_t n = std::exchange(impl_->quotient_n, 0);
   if (n == 0) fail("cuda quotient: staged_quotient_msm without a computed quotient");
   if (bases.size() < n) fail("cuda msm: {} quotient scalars but only {} bases", n, bases.size());
-  return impl_->msm_of_device_scalars<bls12_381::G1Curve>(impl_->g1, impl_->g1_bases, bases, {}, impl_->quotient.get(), n);
+  return impl_->msm_of_device_scalars<bls12_381::G1Curve>(impl_->g1, impl_->g1_bases, bases, {}, nullptr,
+                                                          impl_->quotient.get(), n);
 }
 
 void CudaBackend::quotient_evaluations(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c,

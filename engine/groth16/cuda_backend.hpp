@@ -7,8 +7,13 @@
 // `stream_chunk_points` through two device buffers, the next chunk's copy overlapping this
 // chunk's MSM (asynchronous where the host array is page-locked); index lists must then be
 // ascending, as the witness split makes them.
-// Scalars, index lists and the quotient's vectors travel per call (the quotient's inputs once,
-// through stage_quotient_inputs()). The constructor throws
+// The quotient's inputs travel once, through stage_quotient_inputs(); a proof's witness splits
+// once, through stage_witness(): copied into a page-locked buffer (then one copy on the witness
+// copy stream) or straight from the splits' pageable vectors, as asked; later calls on those
+// splits read the device copy, and the split of all of z is decomposed into digits and sorted
+// once for A, B_G1 and B_G2 where the bases are prepared. prepare() allocates the pinned and
+// device witness buffers for the key's largest splits (without prepare(), the first
+// stage_witness() does). Scalars and index lists of any other call travel with it. The constructor throws
 // zk::Error when no CUDA device is present; CUDA failures throw zk::cuda::CudaError naming the
 // call, file and line. Not thread-safe (one stream); the key passed to prepare() must outlive it.
 // This header needs no CUDA headers, so any code (the backend registry) can include it.
@@ -34,6 +39,7 @@ class CudaBackend final : public ProverBackend {
   void stage_quotient_inputs(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c) override;
   void staged_quotient_evaluations(const ntt::Domain& domain) override;
   G1 staged_quotient_msm(std::span<const G1Affine> bases) override;
+  StagedWitness stage_witness(const ProofSplits& splits, WitnessHostMemory from) override;
   G1 msm(std::span<const G1Affine> bases, std::span<const uint32_t> indices,
          std::span<const Fr> scalars) override;
   G2 msm(std::span<const G2Affine> bases, std::span<const uint32_t> indices,
@@ -42,6 +48,7 @@ class CudaBackend final : public ProverBackend {
   G2 sum(std::span<const G2Affine> bases, std::span<const uint32_t> indices) override;
 
  private:
+  void release_staged_witness(uint64_t staging) noexcept override;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

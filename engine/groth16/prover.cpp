@@ -1,10 +1,7 @@
 #include "engine/groth16/prover.hpp"
 
-#include <algorithm>
-
 #include "engine/r1cs/r1cs.hpp"
 #include "engine/util/error.hpp"
-#include "kernels/util/parallel.hpp"
 
 namespace zk::groth16 {
 
@@ -25,47 +22,6 @@ std::vector<Fr> synthesize(const circuits::Circuit& circuit, uint64_t witness_se
          pk.num_public, pk.num_vars, circuit.spec().name, circuit.spec().target_constraints, num_public, z.size());
   r1cs::evaluate_rows(pk.constraints, z, num_public, a, b, c);
   return z;
-}
-
-WitnessSplit split_witness(std::span<const Fr> z, size_t first) {
-  // Two passes over blocks of z on every core: count each block's ones and significant values,
-  // then write each block's entries at its offsets, in index order.
-  const Fr one = Fr::one();
-  const size_t n = z.size() - std::min(first, z.size());
-  const size_t blocks = std::max<size_t>(1, std::min(worker_threads(), n / 4096));
-  auto block_begin = [&](size_t block) { return first + n * block / blocks; };
-  std::vector<size_t> ones_before(blocks + 1, 0), significant_before(blocks + 1, 0);
-  parallel_for(blocks, [&](size_t begin, size_t end) {
-    for (size_t block = begin; block < end; ++block)
-      for (size_t i = block_begin(block); i < block_begin(block + 1); ++i) {
-        if (z[i] == one) ++ones_before[block + 1];
-        else if (!z[i].is_zero()) ++significant_before[block + 1];
-      }
-  });
-  for (size_t block = 0; block < blocks; ++block) {
-    ones_before[block + 1] += ones_before[block];
-    significant_before[block + 1] += significant_before[block];
-  }
-  WitnessSplit split;
-  split.ones.resize(ones_before[blocks]);
-  split.significant.resize(significant_before[blocks]);
-  split.significant_scalars.resize(significant_before[blocks]);
-  split.zeros = n - ones_before[blocks] - significant_before[blocks];
-  parallel_for(blocks, [&](size_t begin, size_t end) {
-    for (size_t block = begin; block < end; ++block) {
-      size_t next_one = ones_before[block], next_significant = significant_before[block];
-      for (size_t i = block_begin(block); i < block_begin(block + 1); ++i) {
-        auto index = static_cast<uint32_t>(i - first);
-        if (z[i] == one) {
-          split.ones[next_one++] = index;
-        } else if (!z[i].is_zero()) {
-          split.significant[next_significant] = index;
-          split.significant_scalars[next_significant++] = z[i];
-        }
-      }
-    }
-  });
-  return split;
 }
 
 namespace {
@@ -106,10 +62,6 @@ Proof assemble_proof(ProverBackend& backend, const ProvingKey& pk, std::span<con
 }
 
 }  // namespace
-
-ProofSplits split_for_proof(std::span<const Fr> z, const ProvingKey& pk) {
-  return {split_witness(z), split_witness(z, pk.num_public + 1)};
-}
 
 Proof prove(ProverBackend& backend, const ProvingKey& pk, std::span<const Fr> a, std::span<const Fr> b,
             std::span<const Fr> c, std::span<const Fr> z, const Blinding& blinding, PhaseLog* log) {

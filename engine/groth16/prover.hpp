@@ -18,7 +18,6 @@
 #include "engine/util/phase_log.hpp"
 #include "engine/util/rng.hpp"
 #include "engine/util/secure_random.hpp"
-#include "kernels/util/default_init.hpp"
 
 namespace zk::groth16 {
 
@@ -49,21 +48,6 @@ class Blinding {
 std::vector<Fr> synthesize(const circuits::Circuit& circuit, uint64_t witness_seed,
                            const ProvingKey& pk, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c,
                            PhaseLog* log = nullptr);
-
-// Which witness entries are 0, 1 or anything else ("significant"), by index.
-struct WitnessSplit {
-  UninitializedVector<uint32_t> ones, significant;
-  UninitializedVector<Fr> significant_scalars;
-  size_t zeros = 0;
-};
-// Splits z[first, z.size()) with indices relative to `first`.
-WitnessSplit split_witness(std::span<const Fr> z, size_t first = 0);
-
-// The splits one proof's MSMs take: of all of z (A, B1, B2) and of its private part (L).
-struct ProofSplits {
-  WitnessSplit all, priv;
-};
-ProofSplits split_for_proof(std::span<const Fr> z, const ProvingKey& pk);
 
 // a, b, c as synthesize() left them; z the assignment.
 Proof prove(ProverBackend& backend, const ProvingKey& pk, std::span<const Fr> a, std::span<const Fr> b,

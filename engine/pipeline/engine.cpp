@@ -80,6 +80,7 @@ class EngineWork {
   struct Attempt {
     std::vector<Fr> z;  // held by the worker once its a/b/c are copied (the worker's reservation)
     groth16::ProofSplits splits;
+    std::optional<groth16::StagedWitness> staged_witness;  // the splits on the device (released before them)
     groth16::Proof proof;
     std::vector<Fr> publics;
   };
@@ -125,11 +126,22 @@ class EngineWork {
     }, [&] { staged = {}; });
   }
 
+  // The witness split on the host, then its one upload (from pinned memory where staging is
+  // pinned), both before the compute section. The upload's h2d span has no items: it moved no
+  // a/b/c.
   Step split(const runtime::Context& context, Attempt& attempt, StepSpans& spans) {
-    const double start_s = now_s();
-    const Step step = on_device(context, [&] { attempt.splits = groth16::split_for_proof(attempt.z, *job_.pk); });
-    spans.push_back({Phase::witness_split, Where::host, start_s, now_s(), 0, attempt.z.size()});
-    return step;
+    Worker& worker = workers_[context.worker];
+    return on_device(context, [&] {
+      double start_s = now_s();
+      attempt.splits = groth16::split_for_proof(attempt.z, *job_.pk);
+      spans.push_back({Phase::witness_split, Where::host, start_s, now_s(), 0, attempt.z.size()});
+      start_s = now_s();
+      attempt.staged_witness.emplace(worker.backend->stage_witness(
+          attempt.splits, *settings_.staging == Staging::pinned ? groth16::WitnessHostMemory::pinned
+                                                                : groth16::WitnessHostMemory::pageable));
+      if (const uint64_t bytes = attempt.staged_witness->h2d_bytes())
+        spans.push_back({Phase::h2d, Where::link, start_s, now_s(), bytes, 0});
+    });
   }
 
   Step compute(const runtime::Context& context, Attempt& attempt, StepSpans& spans) {

@@ -39,7 +39,8 @@ MachineFacts machine_facts() {
 
 uint64_t worker_host_bytes(const JobShape& shape, std::string_view backend) {
   const uint64_t split_bytes = 2 * (shape.witness_bytes + shape.witness_bytes / 8);  // scalars + 4-byte indices
-  return shape.witness_bytes + split_bytes + (backend == "cuda" ? 0 : shape.abc_bytes);
+  // The CUDA backend's pinned staging buffer holds both splits again; other backends hold a/b/c.
+  return shape.witness_bytes + split_bytes + (backend == "cuda" ? split_bytes : shape.abc_bytes);
 }
 
 Settings resolve_settings(Settings s, const JobShape& shape, const MachineFacts& machine) {

@@ -68,8 +68,9 @@ struct JobShape {
 };
 
 // Host bytes one GPU worker holds all job long: the witness of the partition it proves and its
-// two splits (scalars and indices, see groth16::split_for_proof), plus the staged a/b/c where the
-// backend computes in host memory.
+// two splits (scalars and indices, see groth16::split_for_proof), plus the CUDA backend's pinned
+// copy of the splits (its witness staging buffer), or the staged a/b/c where the backend computes
+// in host memory.
 uint64_t worker_host_bytes(const JobShape& shape, std::string_view backend);
 
 Settings resolve_settings(Settings requested, const JobShape& shape, const MachineFacts& machine);

@@ -15,9 +15,13 @@
 //                   parallel (each range's offset added as a small multiple), then a block per
 //                   window sums its ranges;
 //   5. combine:     the windows' sums come to the host and meet by doubling (Horner).
+// Steps 1 and 2 depend on the scalars only: CudaMsmDigits computes them once, and
+// CudaMsm<Curve>::msm(bases, index, digits) runs steps 3-5 on them, so MSMs over the same scalars
+// (the prover's A, B_G1 and B_G2, in G1 and G2) share one decomposition and sort.
 // CudaMsm<Curve>::sum() is the batch addition sum_i bases[index[i]]: a grid-wide tree reduction.
 // workspace_bytes() says how much device memory a call of size n takes before it runs; the
-// workspace is kept between calls (grow-only). One CudaMsm per stream; not thread-safe.
+// workspace is kept between calls (grow-only). One CudaMsm (and one CudaMsmDigits) per stream;
+// not thread-safe.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -96,6 +100,32 @@ struct GpuMsmPolicy {
   }
 };
 
+// Device views of n scalars' sorted digits (steps 1 and 2), as the bucket steps read them.
+struct SortedDigits {
+  size_t n = 0;
+  int window_bits = 0;
+  const uint32_t* sorted_points = nullptr;   // per window, n entries (point index | sign bit) by bucket
+  const uint32_t* bucket_sizes = nullptr;    // windows * 2^(c-1) buckets, then a zero
+  const uint32_t* bucket_starts = nullptr;   // exclusive prefix sums of bucket_sizes
+  const uint32_t* segment_starts = nullptr;  // first segment of each bucket, then the total
+};
+
+// Steps 1 and 2 of an MSM for any curve: the scalars' Booth digits, sorted by bucket per window,
+// and the bucket and segment bounds. sorted() stays valid until the next compute().
+class CudaMsmDigits {
+ public:
+  // Device bytes compute() of n scalars takes with `window_bits` (0: the policy's choice).
+  static size_t workspace_bytes(size_t n, int window_bits = 0);
+  // Decomposes the device-resident d_scalars[0, n) (Montgomery form); queued on `stream`, whose
+  // later work may read sorted().
+  void compute(const Fr* d_scalars, size_t n, cudaStream_t stream, int window_bits = 0);
+  const SortedDigits& sorted() const { return sorted_; }
+
+ private:
+  cuda::DeviceBuffer<uint8_t> workspace_;
+  SortedDigits sorted_;
+};
+
 template <class Curve>
 class CudaMsm {
  public:
@@ -111,11 +141,15 @@ class CudaMsm {
   // pointers; the call returns when the result is on the host.
   Point msm(const Affine* d_bases, const uint32_t* d_base_index, const Fr* d_scalars, size_t n,
             cudaStream_t stream, int window_bits = 0);
+  // The same MSM over scalars already decomposed (digits.n of them, digits computed on `stream`
+  // or complete before it).
+  Point msm(const Affine* d_bases, const uint32_t* d_base_index, const SortedDigits& digits, cudaStream_t stream);
   // sum_i bases[base_index ? base_index[i] : i] for i < n.
   Point sum(const Affine* d_bases, const uint32_t* d_base_index, size_t n, cudaStream_t stream);
 
  private:
-  cuda::DeviceBuffer<uint8_t> workspace_;
+  CudaMsmDigits digits_;                  // the one-shot msm()'s own decomposition
+  cuda::DeviceBuffer<uint8_t> workspace_;  // steps 3-5, and the batch addition
 };
 
 extern template class CudaMsm<bls12_381::G1Curve>;

@@ -38,23 +38,15 @@ class Carver {
   size_t offset_ = 0;
 };
 
-// The MSM's sizes and device regions for n scalars and c-bit windows.
-template <class Point>
-struct MsmLayout {
+// The sizes of an MSM of n scalars with c-bit windows.
+struct MsmShape {
   size_t n;
   int c, windows;
   uint32_t buckets_per_window, ranges_per_window;
   size_t buckets, max_segments;
-  uint32_t *keys, *points, *sorted_keys, *sorted_points;
-  uint32_t *bucket_sizes, *bucket_starts, *segment_counts, *segment_starts, *folded_starts;
-  Point *segment_sums, *folded_sums, *range_sums, *window_sums;
   int fold_levels;  // fold passes until no bucket has more than one segment
-  void* sort_temp;
-  size_t sort_temp_bytes, scan_temp_bytes;
-  void* scan_temp;
-  size_t bytes;
 
-  MsmLayout(size_t n_, int c_, uint8_t* base) : n(n_), c(c_) {
+  MsmShape(size_t n_, int c_) : n(n_), c(c_) {
     windows = GpuMsmPolicy::windows(c);
     buckets_per_window = 1u << (c - 1);
     buckets = size_t(windows) * buckets_per_window;
@@ -65,58 +57,40 @@ struct MsmLayout {
     for (size_t most = (n + GpuMsmPolicy::segment_points - 1) / GpuMsmPolicy::segment_points; most > 1;
          most = (most + GpuMsmPolicy::fold_factor - 1) / GpuMsmPolicy::fold_factor)
       ++fold_levels;
-    sort_temp_bytes = 0;
-    CUDA_OK(cub::DeviceRadixSort::SortPairs(nullptr, sort_temp_bytes, (uint32_t*)nullptr, (uint32_t*)nullptr,
-                                            (uint32_t*)nullptr, (uint32_t*)nullptr, n, 0, c));
-    scan_temp_bytes = 0;
-    CUDA_OK(cub::DeviceScan::ExclusiveSum(nullptr, scan_temp_bytes, (uint32_t*)nullptr, (uint32_t*)nullptr,
-                                          buckets + 1));
+  }
+};
+
+// Temporary bytes of CUB's exclusive sum over the bucket counts (buckets + 1 of them).
+size_t bucket_scan_temp_bytes(size_t buckets) {
+  size_t bytes = 0;
+  CUDA_OK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, (uint32_t*)nullptr, (uint32_t*)nullptr, buckets + 1));
+  return bytes;
+}
+
+// The device regions of steps 3-5 (the digits' regions belong to CudaMsmDigits).
+template <class Point>
+struct BucketLayout : MsmShape {
+  uint32_t* fold_counts;       // folded sums per bucket, then a zero
+  uint32_t* fold_starts[2];    // the fold passes' bucket bounds, alternating
+  Point *segment_sums, *folded_sums, *range_sums, *window_sums;
+  void* scan_temp;
+  size_t scan_temp_bytes;
+  size_t bytes;
+
+  BucketLayout(size_t n_, int c_, uint8_t* base) : MsmShape(n_, c_) {
+    scan_temp_bytes = bucket_scan_temp_bytes(buckets);
     Carver carve(base);
-    keys = carve.take<uint32_t>(windows * n);
-    points = carve.take<uint32_t>(windows * n);
-    sorted_points = carve.take<uint32_t>(windows * n);
-    sorted_keys = carve.take<uint32_t>(n);
-    bucket_sizes = carve.take<uint32_t>(buckets + 1);
-    bucket_starts = carve.take<uint32_t>(buckets + 1);
-    segment_counts = carve.take<uint32_t>(buckets + 1);
-    segment_starts = carve.take<uint32_t>(buckets + 1);
-    folded_starts = carve.take<uint32_t>(buckets + 1);
+    fold_counts = carve.take<uint32_t>(buckets + 1);
+    fold_starts[0] = carve.take<uint32_t>(buckets + 1);
+    fold_starts[1] = carve.take<uint32_t>(buckets + 1);
     segment_sums = carve.take<Point>(max_segments);
     folded_sums = carve.take<Point>(fold_levels ? max_segments : 0);
     range_sums = carve.take<Point>(size_t(windows) * ranges_per_window);
     window_sums = carve.take<Point>(windows);
-    sort_temp = carve.take<uint8_t>(sort_temp_bytes);
     scan_temp = carve.take<uint8_t>(scan_temp_bytes);
     bytes = carve.bytes();
   }
 };
-
-// 1. One thread per scalar: canonical form, then a (bucket key, point|sign) pair per window.
-// Key buckets_per_window marks a zero digit (sorted last, counted nowhere).
-__global__ void digits_kernel(const Fr* scalars, size_t n, int c, int windows, uint32_t* keys,
-                              uint32_t* points, uint32_t* bucket_sizes) {
-  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (i >= n) return;
-  uint64_t limbs[4];
-  scalars[i].to_canonical(limbs);
-  const uint32_t buckets_per_window = 1u << (c - 1);
-  for (int w = 0; w < windows; ++w) {
-    int32_t d = booth_digit(limbs, w, c);
-    uint32_t key = buckets_per_window;
-    if (d != 0) {
-      key = static_cast<uint32_t>(d > 0 ? d : -d) - 1;
-      atomicAdd(&bucket_sizes[size_t(w) * buckets_per_window + key], 1u);
-    }
-    keys[w * n + i] = key;
-    points[w * n + i] = static_cast<uint32_t>(i) | (d < 0 ? kSignBit : 0u);
-  }
-}
-
-__global__ void segment_counts_kernel(const uint32_t* bucket_sizes, size_t buckets, uint32_t* segment_counts) {
-  size_t b = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (b < buckets)
-    segment_counts[b] = (bucket_sizes[b] + GpuMsmPolicy::segment_points - 1) / GpuMsmPolicy::segment_points;
-}
 
 // The bucket that segment s belongs to: the largest b with starts[b] <= s.
 __device__ __forceinline__ size_t bucket_of_segment(const uint32_t* starts, size_t buckets, size_t s) {
@@ -252,7 +226,8 @@ int resolve_window_bits(size_t n, int window_bits) {
 
 template <class Curve>
 size_t CudaMsm<Curve>::workspace_bytes(size_t n, int window_bits) {
-  return MsmLayout<Point>(n, resolve_window_bits(n, window_bits), nullptr).bytes;
+  const int c = resolve_window_bits(n, window_bits);
+  return CudaMsmDigits::workspace_bytes(n, c) + BucketLayout<Point>(n, c, nullptr).bytes;
 }
 
 template <class Curve>
@@ -265,47 +240,39 @@ typename CudaMsm<Curve>::Point CudaMsm<Curve>::msm(const Affine* d_bases, const 
                                                    const Fr* d_scalars, size_t n, cudaStream_t stream,
                                                    int window_bits) {
   if (n == 0) return Point::infinity();
-  if (n >= kSignBit) throw cuda::CudaError("GPU MSM: at most 2^31 - 1 points");
-  const int c = resolve_window_bits(n, window_bits);
-  const size_t bytes = MsmLayout<Point>(n, c, nullptr).bytes;
-  workspace_.reserve(bytes);
-  MsmLayout<Point> L(n, c, workspace_.get());
+  digits_.compute(d_scalars, n, stream, window_bits);
+  return msm(d_bases, d_base_index, digits_.sorted(), stream);
+}
 
-  CUDA_OK(cudaMemsetAsync(L.bucket_sizes, 0, (L.buckets + 1) * sizeof(uint32_t), stream));
-  digits_kernel<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(d_scalars, n, c, L.windows, L.keys, L.points,
-                                                                    L.bucket_sizes);
-  CUDA_LAUNCH_OK();
-  for (int w = 0; w < L.windows; ++w) {
-    size_t temp_bytes = L.sort_temp_bytes;
-    CUDA_OK(cub::DeviceRadixSort::SortPairs(L.sort_temp, temp_bytes, L.keys + w * n, L.sorted_keys,
-                                            L.points + w * n, L.sorted_points + w * n, n, 0, c, stream));
-  }
-  size_t scan_bytes = L.scan_temp_bytes;
-  CUDA_OK(cub::DeviceScan::ExclusiveSum(L.scan_temp, scan_bytes, L.bucket_sizes, L.bucket_starts, L.buckets + 1, stream));
-  CUDA_OK(cudaMemsetAsync(L.segment_counts + L.buckets, 0, sizeof(uint32_t), stream));
-  segment_counts_kernel<<<blocks_for(L.buckets, kThreads), kThreads, 0, stream>>>(L.bucket_sizes, L.buckets,
-                                                                                   L.segment_counts);
-  CUDA_LAUNCH_OK();
-  scan_bytes = L.scan_temp_bytes;
-  CUDA_OK(cub::DeviceScan::ExclusiveSum(L.scan_temp, scan_bytes, L.segment_counts, L.segment_starts, L.buckets + 1, stream));
+template <class Curve>
+typename CudaMsm<Curve>::Point CudaMsm<Curve>::msm(const Affine* d_bases, const uint32_t* d_base_index,
+                                                   const SortedDigits& digits, cudaStream_t stream) {
+  const size_t n = digits.n;
+  if (n == 0) return Point::infinity();
+  const int c = digits.window_bits;
+  workspace_.reserve(BucketLayout<Point>(n, c, nullptr).bytes);
+  BucketLayout<Point> L(n, c, workspace_.get());
+
   accumulate_kernel<Curve><<<blocks_for(L.max_segments, kThreads), kThreads, 0, stream>>>(
-      d_bases, d_base_index, L.sorted_points, n, L.buckets_per_window, L.buckets, L.bucket_sizes,
-      L.bucket_starts, L.segment_starts, L.segment_sums);
+      d_bases, d_base_index, digits.sorted_points, n, L.buckets_per_window, L.buckets, digits.bucket_sizes,
+      digits.bucket_starts, digits.segment_starts, L.segment_sums);
   CUDA_LAUNCH_OK();
   Point *sums = L.segment_sums, *folded_sums = L.folded_sums;
-  uint32_t *starts = L.segment_starts, *folded_starts = L.folded_starts;
+  const uint32_t* starts = digits.segment_starts;
   size_t max_sums = L.max_segments;
+  if (L.fold_levels) CUDA_OK(cudaMemsetAsync(L.fold_counts + L.buckets, 0, sizeof(uint32_t), stream));
   for (int level = 0; level < L.fold_levels; ++level) {
-    fold_counts_kernel<<<blocks_for(L.buckets, kThreads), kThreads, 0, stream>>>(starts, L.buckets, L.segment_counts);
+    uint32_t* folded_starts = L.fold_starts[level % 2];
+    fold_counts_kernel<<<blocks_for(L.buckets, kThreads), kThreads, 0, stream>>>(starts, L.buckets, L.fold_counts);
     CUDA_LAUNCH_OK();
-    scan_bytes = L.scan_temp_bytes;
-    CUDA_OK(cub::DeviceScan::ExclusiveSum(L.scan_temp, scan_bytes, L.segment_counts, folded_starts, L.buckets + 1, stream));
+    size_t scan_bytes = L.scan_temp_bytes;
+    CUDA_OK(cub::DeviceScan::ExclusiveSum(L.scan_temp, scan_bytes, L.fold_counts, folded_starts, L.buckets + 1, stream));
     max_sums = std::min(L.max_segments, (max_sums + GpuMsmPolicy::fold_factor - 1) / GpuMsmPolicy::fold_factor + L.buckets);
     fold_sums_kernel<Curve><<<blocks_for(max_sums, kThreads), kThreads, 0, stream>>>(sums, starts, L.buckets,
                                                                                    folded_starts, folded_sums);
     CUDA_LAUNCH_OK();
     std::swap(sums, folded_sums);
-    std::swap(starts, folded_starts);
+    starts = folded_starts;
   }
   const size_t range_threads = size_t(L.windows) * L.ranges_per_window;
   reduce_ranges_kernel<Curve><<<blocks_for(range_threads, 128), 128, 0, stream>>>(

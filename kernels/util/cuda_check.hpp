@@ -5,7 +5,8 @@
 // launch. Kernels and launchers throw; the engine's backend lets the exception travel to the
 // command line's main(), the one place where it becomes a message and an exit status.
 //
-// RAII: DeviceBuffer<T> (cudaMalloc/cudaFree, move-only, size in elements), CudaStream, CudaEvent.
+// RAII: DeviceBuffer<T> (cudaMalloc/cudaFree, move-only, size in elements), PinnedHostBuffer<T>
+// (cudaHostAlloc/cudaFreeHost, likewise), CudaStream, CudaEvent.
 // Destructors never throw (a failing free at teardown is reported by the next checked call).
 // cuda_device_count() returns 0 instead of throwing when the driver finds no device, so tests and
 // make_backend() can say "no CUDA device found" cleanly.
@@ -13,6 +14,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -96,6 +98,45 @@ class DeviceBuffer {
     count_ = 0;
   }
   T* data_ = nullptr;
+  size_t count_ = 0;
+};
+
+// Page-locked host memory, which the copy engines read at the link's rate. cudaHostAlloc is slow
+// (4 GiB took 1.5 s on the H200 host): allocate once, when the sizes are known, and reuse.
+// Move-only (the block is a unique_ptr's); size in elements.
+template <class T>
+class PinnedHostBuffer {
+ public:
+  PinnedHostBuffer() = default;
+  explicit PinnedHostBuffer(size_t count) : count_(count) {
+    T* data = nullptr;
+    if (count) CUDA_OK(cudaHostAlloc(reinterpret_cast<void**>(&data), count * sizeof(T), cudaHostAllocDefault));
+    data_.reset(data);
+  }
+  PinnedHostBuffer(PinnedHostBuffer&& o) noexcept : data_(std::move(o.data_)), count_(std::exchange(o.count_, 0)) {}
+  PinnedHostBuffer& operator=(PinnedHostBuffer&& o) noexcept {
+    data_ = std::move(o.data_);
+    count_ = std::exchange(o.count_, 0);
+    return *this;
+  }
+
+  T* get() const { return data_.get(); }
+  size_t size() const { return count_; }
+  size_t bytes() const { return count_ * sizeof(T); }
+  // Grows (never shrinks) to hold at least `count` elements; contents are not kept. The old block
+  // is freed first, so growing never holds both.
+  void reserve(size_t count) {
+    if (count <= count_) return;
+    data_.reset();
+    count_ = 0;
+    *this = PinnedHostBuffer(count);
+  }
+
+ private:
+  struct FreeHost {
+    void operator()(T* p) const noexcept { cudaFreeHost(p); }
+  };
+  std::unique_ptr<T, FreeHost> data_;
   size_t count_ = 0;
 };
 

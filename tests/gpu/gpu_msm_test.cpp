@@ -1,7 +1,9 @@
 // gpu_msm_test.cu — the CUDA MSM and batch addition equal the CPU's (pippenger_cpu.hpp) in G1 and
 // G2 on fresh random inputs: sizes that are not powers of two, every window width, index lists,
 // all-zero and all-one scalars, scalars near the group order, repeated bases and their negations,
-// points at infinity. Booth digits are checked on the host too (that test runs without a GPU).
+// points at infinity, 0/1-heavy scalars as Filecoin-like witnesses have them, and one digit
+// decomposition shared by G1 and G2 MSMs. Booth digits are checked on the host too (that test
+// runs without a GPU).
 #include <memory>
 #include <string>
 #include <vector>
@@ -156,6 +158,70 @@ TYPED_TEST(GpuMsm, BatchAdditionEqualsCpuSum) {
   }
   std::vector<uint32_t> repeated(3000, 17);
   this->check_sum(this->bases_, repeated, "one base repeated");
+}
+
+// Sparse scalars as the witness of a Filecoin-like circuit has them: mostly 0 and 1, a few random.
+std::vector<Fr> zero_one_heavy_scalars(size_t n, Rng& rng) {
+  std::vector<Fr> scalars(n);
+  for (auto& x : scalars) {
+    const uint64_t draw = rng.below(100);
+    x = draw < 60 ? Fr::zero() : draw < 95 ? Fr::one() : rng.field<Fr>();
+  }
+  return scalars;
+}
+
+// One CudaMsmDigits serves MSMs in G1 and in G2 over the same scalars and index list (the
+// prover's A, B_G1 and B_G2): each equals the CPU's MSM, on random and on 0/1-heavy scalars, at
+// the policy's window and at others, and the digits outlive one-shot msm() calls made between
+// their uses.
+TEST(GpuMsmDigits, OneDecompositionServesG1AndG2) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  Rng rng(seed);
+  constexpr size_t kBases = 3000, n = 2500;
+  const auto g1_bases = sample_points<G1Curve>(kBases, bls12_381::g1_generator(), seed);
+  const auto g2_bases = sample_points<G2Curve>(kBases, bls12_381::g2_generator(), seed + 1);
+  cuda::CudaStream stream;
+  cuda::DeviceBuffer<bls12_381::G1Affine> d_g1(kBases);
+  cuda::DeviceBuffer<bls12_381::G2Affine> d_g2(kBases);
+  d_g1.upload(g1_bases, stream.get());
+  d_g2.upload(g2_bases, stream.get());
+  CudaMsm<G1Curve> g1;
+  CudaMsm<G2Curve> g2;
+  CudaMsmDigits digits;
+  for (const bool sparse : {false, true}) {
+    for (const int window_bits : {0, 5, 13}) {
+      SCOPED_TRACE(std::string(sparse ? "0/1-heavy" : "random") + " scalars, window " + std::to_string(window_bits));
+      std::vector<Fr> scalars(n);
+      if (sparse) scalars = zero_one_heavy_scalars(n, rng);
+      else for (auto& x : scalars) x = rng.field<Fr>();
+      std::vector<uint32_t> index(n);
+      for (auto& i : index) i = static_cast<uint32_t>(rng.below(kBases));
+      std::vector<bls12_381::G1Affine> g1_selected;
+      std::vector<bls12_381::G2Affine> g2_selected;
+      for (uint32_t i : index) g1_selected.push_back(g1_bases[i]), g2_selected.push_back(g2_bases[i]);
+      cuda::DeviceBuffer<Fr> d_scalars(n);
+      cuda::DeviceBuffer<uint32_t> d_index(n);
+      d_scalars.upload(scalars, stream.get());
+      d_index.upload(index, stream.get());
+      digits.compute(d_scalars.get(), n, stream.get(), window_bits);
+      const auto g1_expected = msm::msm<G1Curve>(g1_selected, scalars);
+      EXPECT_TRUE(g1.msm(d_g1.get(), d_index.get(), digits.sorted(), stream.get()) == g1_expected);
+      EXPECT_TRUE(g2.msm(d_g2.get(), d_index.get(), digits.sorted(), stream.get()) ==
+                  msm::msm<G2Curve>(g2_selected, scalars));
+      const std::vector<Fr> other(kBases, Fr::from_u64(3));
+      cuda::DeviceBuffer<Fr> d_other(kBases);
+      d_other.upload(other, stream.get());
+      EXPECT_TRUE(g1.msm(d_g1.get(), nullptr, d_other.get(), kBases, stream.get()) == msm::msm<G1Curve>(g1_bases, other));
+      EXPECT_TRUE(g1.msm(d_g1.get(), d_index.get(), digits.sorted(), stream.get()) == g1_expected);
+    }
+  }
+}
+
+TYPED_TEST(GpuMsm, ZeroOneHeavyScalars) {
+  Rng rng(this->seed_ + 5);
+  for (size_t n : {1, 100, 4999}) this->check_msm(this->bases_, {}, zero_one_heavy_scalars(n, rng), "0/1-heavy");
 }
 
 TEST(GpuMsmLarge, G1AtTwoToTheSeventeenPlusOne) {

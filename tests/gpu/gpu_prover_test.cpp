@@ -2,7 +2,8 @@
 // proof equals the CPU backend's point for point, and it verifies on the CPU verifier; both
 // built-in circuits (dense: random witness; poseidon-merkle: mostly 0/1, so the split's batch
 // addition carries real work). make_backend("cuda") gives this backend. Streamed bases (no
-// prepare(), small chunks) give the same proof.
+// prepare(), small chunks) give the same proof, and so does the engine's order (the witness
+// staged from pinned or pageable memory before the quotient and the MSMs).
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,16 +38,39 @@ class GpuProver : public ::testing::TestWithParam<std::pair<std::string, uint64_
     blinding_ = Blinding::seeded_for_tests(rng);
     a_.resize(pk_.domain_size()), b_.resize(a_.size()), c_.resize(a_.size());
     z_ = synthesize(*circuit_, rng.next_u64(), pk_, a_, b_, c_);
+    other_witness_seed_ = rng.next_u64();
   }
   Proof prove_on(ProverBackend& backend) const { return prove(backend, pk_, a_, b_, c_, z_, *blinding_); }
+  static void expect_same_proof(const Proof& proof, const Proof& expected) {
+    EXPECT_TRUE(proof.a == expected.a);
+    EXPECT_TRUE(proof.b == expected.b);
+    EXPECT_TRUE(proof.c == expected.c);
+  }
   // The proof equals the CPU backend's with the same blinding, point for point.
   void expect_cpu_proof(const Proof& proof) const {
     CpuBackend cpu;
     cpu.prepare(pk_);
-    const Proof expected = prove_on(cpu);
-    EXPECT_TRUE(proof.a == expected.a);
-    EXPECT_TRUE(proof.b == expected.b);
-    EXPECT_TRUE(proof.c == expected.c);
+    expect_same_proof(proof, prove_on(cpu));
+  }
+  // The engine's order: the witness staged before the quotient and the MSMs. The proof equals
+  // the CPU's and verifies; the bytes moved are at least the splits' scalars and indices (exactly
+  // those from pageable memory; the pinned copy moves the staging buffer's alignment too).
+  void expect_staged_proof(CudaBackend& gpu, WitnessHostMemory from) const {
+    const ProofSplits splits = split_for_proof(z_, pk_);
+    const StagedWitness staged = gpu.stage_witness(splits, from);
+    uint64_t split_bytes = 0;
+    for (const WitnessSplit* split : {&splits.all, &splits.priv})
+      split_bytes += split->significant_scalars.size() * sizeof(Fr) +
+                     (split->significant.size() + split->ones.size()) * sizeof(uint32_t);
+    if (from == WitnessHostMemory::pageable) EXPECT_EQ(staged.h2d_bytes(), split_bytes);
+    else EXPECT_GE(staged.h2d_bytes(), split_bytes);
+    gpu.stage_quotient_inputs(a_, b_, c_);
+    gpu.staged_quotient_evaluations(ntt::Domain(int(pk_.lg_domain)));
+    const Proof proof = prove_staged(gpu, pk_, z_, splits, *blinding_);
+    expect_cpu_proof(proof);
+    const std::vector<Fr> publics(z_.begin() + 1, z_.begin() + 1 + pk_.num_public);
+    const Verdict verdict = verify(pk_.verifying_key(), proof, publics);
+    EXPECT_TRUE(verdict) << verdict.reason;
   }
 
   std::string trace_;
@@ -54,6 +78,7 @@ class GpuProver : public ::testing::TestWithParam<std::pair<std::string, uint64_
   ProvingKey pk_;
   std::optional<Blinding> blinding_;
   std::vector<Fr> a_, b_, c_, z_;
+  uint64_t other_witness_seed_ = 0;
 };
 
 TEST_P(GpuProver, ProofEqualsCpuProofAndVerifies) {
@@ -74,6 +99,27 @@ TEST_P(GpuProver, StreamedBasesGiveTheCpuProof) {
   SCOPED_TRACE(trace_);
   CudaBackend streamed(/*stream_chunk_points=*/1000);
   expect_cpu_proof(prove_on(streamed));
+}
+
+// The witness staged from pinned and from pageable memory, on prepared and on streamed bases,
+// gives the CPU's proof. Once its StagedWitness is gone, a proof of another witness (whose splits
+// may take the freed splits' addresses) is the CPU's too: the backend no longer reads the copy.
+TEST_P(GpuProver, StagedWitnessGivesTheCpuProof) {
+  SCOPED_TRACE(trace_);
+  CudaBackend prepared;
+  prepared.prepare(pk_);
+  CudaBackend streamed(/*stream_chunk_points=*/1000);
+  for (CudaBackend* gpu : {&prepared, &streamed})
+    for (const WitnessHostMemory from : {WitnessHostMemory::pinned, WitnessHostMemory::pageable}) {
+      SCOPED_TRACE(std::string(gpu == &prepared ? "prepared" : "streamed") + " bases, staged from " +
+                   (from == WitnessHostMemory::pinned ? "pinned" : "pageable") + " memory");
+      expect_staged_proof(*gpu, from);
+      std::vector<Fr> a(a_.size()), b(a_.size()), c(a_.size());
+      const std::vector<Fr> z = synthesize(*circuit_, other_witness_seed_, pk_, a, b, c);
+      CpuBackend cpu;
+      cpu.prepare(pk_);
+      expect_same_proof(prove(*gpu, pk_, a, b, c, z, *blinding_), prove(cpu, pk_, a, b, c, z, *blinding_));
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(BuiltinCircuits, GpuProver,
