@@ -196,9 +196,9 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
         synth_s_per_mconstraint.push_back(span.duration_s() / (double(span.items) / 1e6));
         synth_cores.push_back(sidecar.machine.value("cores", std::uint32_t{1}));
         synth_threads.push_back(sidecar.settings.value("synthesis_threads", std::uint32_t{1}));
-      } else if (span.phase == trace::Phase::h2d && span.bytes > 0 && span.duration_s() > 0) {
-        // a span without items carries SRS bases, which always come from pinned memory
-        const bool pinned = *staging == policy::Staging::pinned || span.items == 0;
+      } else if (span.phase == trace::Phase::h2d && span.items > 0 && span.bytes > 0 && span.duration_s() > 0) {
+        // a/b/c copies only: a span without items carries key points or witness scalars
+        const bool pinned = *staging == policy::Staging::pinned;
         h2d_points[pinned].first.push_back(mean_synthesizing(synth_spans, span.start_s, span.end_s));
         h2d_points[pinned].second.push_back(span.duration_s() / (double(span.bytes) / 1e9) - 1 / link_gbps);
       } else if (span.phase == trace::Phase::assemble) {
