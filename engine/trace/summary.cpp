@@ -127,9 +127,9 @@ std::string format_summary(const TraceSummary& summary, std::string_view utiliza
       summary.wait_pool_s, summary.wait_budget_s);
   for (const auto& [gpu, utilization] : summary.gpu_utilization_by_gpu)
     text += fmt::format("  {:<18} {:.1f} %\n", gpu, 100 * utilization);
-  text += "phase          spans   median_s    total_s\n";
+  text += "phase            spans   median_s    total_s\n";
   for (const PhaseStatistics& phase : summary.phases)
-    text += fmt::format("{:<12} {:>7} {:>10.4f} {:>10.3f}\n", phase_name(phase.phase), phase.spans,
+    text += fmt::format("{:<14} {:>7} {:>10.4f} {:>10.3f}\n", phase_name(phase.phase), phase.spans,
                         phase.median_s, phase.total_s);
   return text;
 }
