@@ -81,7 +81,7 @@ class ConstraintSystem {
   // system, as if written inline; a witness generator runs them on every core, each into its own
   // stretch of z. A part that allocates another count is a bug in the circuit (std::logic_error).
   using Part = std::function<void(ConstraintSystem& cs, uint64_t k)>;
-  virtual void parts(uint64_t count, uint64_t vars_each, const Part& part) {
+  virtual void parts(uint64_t count, [[maybe_unused]] uint64_t vars_each, const Part& part) {
     for (uint64_t k = 0; k < count; ++k) part(*this, k);
   }
 };

@@ -48,8 +48,8 @@ struct Span {
   std::uint64_t items = 0;  // constraints, scalars or points the phase worked on
   // Schema version 2: which attempt at the partition (0 for the first) and which GPU worker
   // (gpu * workers_per_gpu + index; none for a synthesis thread's spans). Unknown in version 1.
-  std::optional<std::uint32_t> attempt;
-  std::optional<std::uint32_t> worker;
+  std::optional<std::uint32_t> attempt = std::nullopt;
+  std::optional<std::uint32_t> worker = std::nullopt;
 
   double duration_s() const { return end_s - start_s; }
 };

@@ -75,7 +75,10 @@ void write_text_atomically(const fs::path& path, std::string_view text) {
 }
 
 bool is_partial_of(const fs::path& file, const fs::path& path) {
-  const std::string name = file.filename().string(), prefix = "." + path.filename().string() + ".";
+  const std::string name = file.filename().string();
+  std::string prefix = ".";  // appended, not concatenated: GCC 12 warns falsely (-Wrestrict) on "." + s + "."
+  prefix += path.filename().string();
+  prefix += '.';
   if (file.parent_path() != path.parent_path() || !name.starts_with(prefix) || !name.ends_with(partial_suffix) ||
       name.size() <= prefix.size() + partial_suffix.size())
     return false;

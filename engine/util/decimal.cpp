@@ -24,7 +24,7 @@ std::string limbs_to_decimal(std::span<const uint64_t> limbs) {
     }
   }
   while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
-  if (digits.empty()) digits = "0";
+  if (digits.empty()) digits.assign(1, '0');
   std::reverse(digits.begin(), digits.end());
   return digits;
 }

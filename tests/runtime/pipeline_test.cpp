@@ -197,8 +197,11 @@ TEST(PipelineOnLogicalTime, ALostWorkersPartitionGoesToTheOtherWorkerUncharged) 
   EXPECT_EQ(pipeline.policy().counters().failed_attempts, 0u);
   ASSERT_EQ(work.lost.size(), 1u);
   EXPECT_EQ(work.lost[0], "worker 0 (gpu0:w0): device gone");
-  for (const trace::Span& span : pipeline.spans())
-    if (span.phase == Phase::ntt) EXPECT_EQ(span.resource, "gpu0:w1");
+  for (const trace::Span& span : pipeline.spans()) {
+    if (span.phase == Phase::ntt) {
+      EXPECT_EQ(span.resource, "gpu0:w1");
+    }
+  }
 }
 
 TEST(PipelineOnLogicalTime, AScheduledDeathDuringACopyWaitsForTheCopysEnd) {
