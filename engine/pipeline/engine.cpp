@@ -61,9 +61,8 @@ struct PartitionMemory {
   std::vector<Fr> z;
 };
 
+// A GPU worker's device, by policy::WorkerId (the pipeline knows its GPU and index).
 struct Worker {
-  policy::WorkerId id = 0;
-  uint32_t gpu = 0, index = 0;
   std::unique_ptr<groth16::ProverBackend> backend;
   FakeBackend* fake = nullptr;  // `backend`, where it is the fake device: told each attempt
 };
@@ -97,15 +96,15 @@ class EngineWork {
     // calibration does not fit synthesis cost to it.
     const uint64_t items = settings_.stage_alone == StageAlone::gpu ? 0 : job_.pk->num_constraints;
     const double start_s = now_s();
+    Step step = Step::ok();
     try {
       staged = partition_memory(grant);
       staged.z = job_.synthesize(grant.partition, staged.a, staged.b, staged.c);
     } catch (const std::exception& e) {
-      spans.push_back({Phase::synth, Where::synthesis, start_s, now_s(), job_.abc_bytes(), items});
-      return Step::failed(e.what());
+      step = Step::failed(e.what());
     }
     spans.push_back({Phase::synth, Where::synthesis, start_s, now_s(), job_.abc_bytes(), items});
-    return Step::ok();
+    return step;
   }
 
   void check_handoff(const runtime::Context& context, const Staged& staged) const {
@@ -347,7 +346,7 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
       const policy::WorkerId id = gpu * settings.workers_per_gpu + index;
       worker_reservations.push_back(budget.reserve(worker_host_bytes(shape, settings.backend), fmt::format("worker {}'s buffers", id)));
       if (settings.backend == "cuda") use_cuda_device(int(gpu));
-      Worker worker{id, gpu, index, make_worker_backend(settings, id, faults ? &*faults : nullptr)};
+      Worker worker{make_worker_backend(settings, id, faults ? &*faults : nullptr)};
       worker.fake = dynamic_cast<FakeBackend*>(worker.backend.get());
       if (settings.srs_residency == SrsResidency::device) worker.backend->prepare(*job.pk);
       workers.push_back(std::move(worker));
