@@ -90,8 +90,9 @@ class EngineWork {
         workers_(workers), origin_(origin), start_(Clock::now()) {}
 
   Step synthesize(uint32_t, const policy::SynthesisGrant& grant, Staged& staged, StepSpans& spans) {
-    // Row evaluation runs in parallel; the synthesis threads split the cores between them.
-    const ThreadShare cores(worker_threads() / settings_.synthesis_threads);
+    // Witness generation and row evaluation run in parallel on the cores this synthesis shares
+    // with the others running now.
+    const CoreShare::Hold cores(synthesis_cores_);
     // A replayed partition (the GPU stage alone) is a copy, not a synthesis: no items, so
     // calibration does not fit synthesis cost to it.
     const uint64_t items = settings_.stage_alone == StageAlone::gpu ? 0 : job_.pk->num_constraints;
@@ -245,6 +246,7 @@ class EngineWork {
   double last_progress_s_ = 0;  // read and written under the pipeline's mutex
   std::mutex sink_mutex_;
   SecureRandom secure_random_;  // each proof's blinding (stateless: every worker draws from it)
+  CoreShare synthesis_cores_{worker_threads()};
 };
 
 using EnginePipeline = runtime::Pipeline<runtime::ThreadRuntime, EngineWork>;
@@ -430,6 +432,7 @@ void write_trace_files(const std::filesystem::path& dir, const Job& job, const J
   sidecar.settings = to_json(report.settings);
   sidecar.settings["staging_requested"] = sidecar.settings["staging"];
   sidecar.settings["staging"] = report.staging_memory;  // what calibration fits: the copies' path
+  sidecar.settings["synthesis_core_share"] = "synthesizing";  // the cores split between the syntheses running
   sidecar.machine = {{"cores", report.machine.cores},
                      {"available_memory_bytes", report.machine.available_memory_bytes},
                      {"cuda_devices", report.machine.cuda_devices},

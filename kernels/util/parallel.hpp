@@ -3,10 +3,12 @@
 // parallel_for(n, fn) calls fn(begin, end) on disjoint contiguous chunks covering [0, n), on up
 // to worker_threads() threads (the caller's thread takes a chunk too), and returns when all are
 // done. An exception thrown by any chunk is rethrown in the caller. worker_threads() defaults to
-// the hardware's core count; set_worker_threads() changes it process-wide (--threads). A thread
-// that shares the cores with others (one of several synthesis threads) caps its own parallel_for
-// calls with a ThreadShare for as long as the ThreadShare lives. parallel_find_first(n, pred)
-// returns the first index whose pred holds (n if none), whatever the thread count.
+// the hardware's core count; set_worker_threads() changes it process-wide (--threads). Threads
+// that share the cores (the synthesis threads) each hold a CoreShare::Hold while they work: each
+// parallel_for call of a holder then runs on max(1, cores / holders) threads, the holders counted
+// as the call starts, so one synthesizing alone has every core and two have half each.
+// parallel_find_first(n, pred) returns the first index whose pred holds (n if none), whatever
+// the thread count.
 #pragma once
 #include <algorithm>
 #include <atomic>
@@ -22,29 +24,53 @@ inline size_t& worker_threads_setting() {
   static size_t threads = std::max(1u, std::thread::hardware_concurrency());
   return threads;
 }
-// This thread's cap on worker_threads() (0: none).
-inline size_t& thread_share_setting() {
-  thread_local size_t share = 0;
+class CoreShare;
+// The share this thread holds (nullptr: none).
+inline const CoreShare*& held_core_share() {
+  thread_local const CoreShare* share = nullptr;
   return share;
 }
-inline size_t worker_threads() {
-  const size_t share = thread_share_setting();
-  return share ? std::min(share, worker_threads_setting()) : worker_threads_setting();
-}
-inline void set_worker_threads(size_t threads) { worker_threads_setting() = std::max<size_t>(1, threads); }
+inline size_t worker_threads();
 
-class ThreadShare {
+// Cores split evenly between the threads that hold a share of them now.
+class CoreShare {
  public:
-  explicit ThreadShare(size_t threads) : previous_(thread_share_setting()) {
-    thread_share_setting() = std::max<size_t>(1, threads);
-  }
-  ~ThreadShare() { thread_share_setting() = previous_; }
-  ThreadShare(const ThreadShare&) = delete;
-  ThreadShare& operator=(const ThreadShare&) = delete;
+  explicit CoreShare(size_t cores) : cores_(std::max<size_t>(1, cores)) {}
+  CoreShare(const CoreShare&) = delete;
+  CoreShare& operator=(const CoreShare&) = delete;
+
+  size_t holders() const { return holders_.load(std::memory_order_relaxed); }
+  size_t cores_each() const { return std::max<size_t>(1, cores_ / std::max<size_t>(1, holders())); }
+
+  // While it lives, its thread is one of the holders and its parallel_for calls take its share.
+  class Hold {
+   public:
+    explicit Hold(CoreShare& share) : share_(share), previous_(held_core_share()) {
+      share_.holders_.fetch_add(1, std::memory_order_relaxed);
+      held_core_share() = &share_;
+    }
+    ~Hold() {
+      held_core_share() = previous_;
+      share_.holders_.fetch_sub(1, std::memory_order_relaxed);
+    }
+    Hold(const Hold&) = delete;
+    Hold& operator=(const Hold&) = delete;
+
+   private:
+    CoreShare& share_;
+    const CoreShare* previous_;
+  };
 
  private:
-  size_t previous_;
+  size_t cores_;
+  std::atomic<size_t> holders_{0};
 };
+
+inline size_t worker_threads() {
+  const CoreShare* share = held_core_share();
+  return share ? std::min(share->cores_each(), worker_threads_setting()) : worker_threads_setting();
+}
+inline void set_worker_threads(size_t threads) { worker_threads_setting() = std::max<size_t>(1, threads); }
 
 template <class Fn>
 void parallel_for(size_t n, Fn&& fn, size_t min_chunk = 1) {

@@ -1,9 +1,10 @@
 // The CPU's parallel helpers: parallel_find_first gives the first hit whatever the thread count
-// and chunk size, and a ThreadShare caps worker_threads() on its own thread only.
+// and chunk size, and a CoreShare splits worker_threads() between the threads holding it now.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
+#include <semaphore>
 #include <thread>
 #include <vector>
 
@@ -22,17 +23,35 @@ RC_GTEST_PROP(Parallel, FindFirstIsTheFirstHitOnAnyThreadCount, (const std::vect
   RC_ASSERT(found == expected);
 }
 
-TEST(Parallel, AThreadShareCapsItsOwnThreadOnly) {
+TEST(Parallel, ACoreShareSplitsTheCoresBetweenItsHoldersNow) {
   set_worker_threads(8);
+  CoreShare share(8);
   {
-    const ThreadShare share(2);
-    EXPECT_EQ(worker_threads(), 2u);
-    size_t other_thread = 0;
-    std::thread([&] { other_thread = worker_threads(); }).join();
+    const CoreShare::Hold alone(share);
+    EXPECT_EQ(worker_threads(), 8u);  // the only holder has every core
+    size_t other_thread = 0, other_holding = 0;
+    std::thread([&] {
+      other_thread = worker_threads();  // no hold: the process-wide setting
+      const CoreShare::Hold second(share);
+      other_holding = worker_threads();
+    }).join();
     EXPECT_EQ(other_thread, 8u);
-    const ThreadShare wider(32);  // a share never exceeds the process-wide setting
-    EXPECT_EQ(worker_threads(), 8u);
+    EXPECT_EQ(other_holding, 4u);
+    EXPECT_EQ(worker_threads(), 8u);  // the second holder has gone
+    std::vector<std::jthread> holders;  // 15 more holders, each until the block ends
+    for (size_t more = 1; more <= 15; ++more) {
+      std::binary_semaphore held(0);
+      holders.emplace_back([&](std::stop_token stop) {
+        const CoreShare::Hold hold(share);
+        held.release();
+        while (!stop.stop_requested()) std::this_thread::yield();
+      });
+      held.acquire();
+      EXPECT_EQ(share.holders(), more + 1);
+      EXPECT_EQ(worker_threads(), std::max<size_t>(1, 8 / (more + 1)));  // never below one core
+    }
   }
+  EXPECT_EQ(share.holders(), 0u);
   EXPECT_EQ(worker_threads(), 8u);
   set_worker_threads(std::thread::hardware_concurrency());
 }
