@@ -5,7 +5,11 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <atomic>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -22,24 +26,72 @@ namespace {
 
 double mib(size_t bytes) { return double(bytes) / double(1 << 20); }
 
-// Point arrays on the device: the prepared key's, copied once and found by host address and
-// length; any other array streams through two chunk buffers, the copy of the next chunk (on its
-// own stream: asynchronous where the host array is page-locked) overlapping the work on this one.
+// A proving key's point arrays on one device, found by host address and length: one copy per
+// device and key, shared by the backends on that device that prepared it.
+class DeviceKey {
+ public:
+  // The copy on the current device of `pk`'s points, uploaded by the first backend to ask and
+  // freed with the last that holds it; `uploaded` says whether this call made it.
+  static std::shared_ptr<const DeviceKey> of(const ProvingKey& pk, cudaStream_t stream, bool& uploaded) {
+    static std::mutex mutex;
+    static std::map<std::pair<int, const ProvingKey*>, std::weak_ptr<const DeviceKey>> keys;
+    int device = 0;
+    CUDA_OK(cudaGetDevice(&device));
+    std::lock_guard lock(mutex);
+    std::weak_ptr<const DeviceKey>& entry = keys[{device, &pk}];
+    uploaded = entry.expired();
+    if (!uploaded) return entry.lock();
+    auto key = std::make_shared<DeviceKey>();
+    for (const auto* points : {&pk.a, &pk.b1, &pk.l, &pk.h}) key->keep(key->g1_, std::span<const G1Affine>(*points), stream);
+    key->keep(key->g2_, std::span<const G2Affine>(pk.b2), stream);
+    CUDA_OK(cudaStreamSynchronize(stream));
+    entry = key;
+    return key;
+  }
+
+  // The device copy of `host`, or null.
+  template <class Affine>
+  const Affine* find(std::span<const Affine> host) const {
+    const auto& copies = copies_of<Affine>();
+    const auto it = copies.find({host.data(), host.size()});
+    return it == copies.end() ? nullptr : it->second.get();
+  }
+  size_t bytes() const {
+    size_t total = 0;
+    for (const auto& [k, copy] : g1_) total += copy.bytes();
+    for (const auto& [k, copy] : g2_) total += copy.bytes();
+    return total;
+  }
+
+ private:
+  template <class Affine>
+  using Copies = std::map<std::pair<const void*, size_t>, cuda::DeviceBuffer<Affine>>;
+  template <class Affine>
+  static void keep(Copies<Affine>& copies, std::span<const Affine> host, cudaStream_t stream) {
+    auto& copy = copies[{host.data(), host.size()}];
+    copy = cuda::DeviceBuffer<Affine>(host.size());
+    copy.upload(host, stream);
+  }
+  template <class Affine>
+  const Copies<Affine>& copies_of() const {
+    if constexpr (std::is_same_v<Affine, G1Affine>) return g1_;
+    else return g2_;
+  }
+  Copies<G1Affine> g1_;
+  Copies<G2Affine> g2_;
+};
+
+// Bases of an MSM or a sum on the device: the prepared key's where they are one of its arrays,
+// else streamed through two chunk buffers, the copy of the next chunk (on its own stream:
+// asynchronous where the host array is page-locked) overlapping the work on this one.
 template <class Affine>
 class DeviceBases {
  public:
   explicit DeviceBases(size_t chunk_points) : chunk_points_(chunk_points) {}
 
-  void keep(std::span<const Affine> host, cudaStream_t stream) {
-    auto& copy = copies_[key(host)];
-    copy = cuda::DeviceBuffer<Affine>(host.size());
-    copy.upload(host, stream);
-  }
+  void use(std::shared_ptr<const DeviceKey> key) { key_ = std::move(key); }
   // The prepared device copy of `host`, or null.
-  const Affine* find(std::span<const Affine> host) const {
-    const auto it = copies_.find(key(host));
-    return it == copies_.end() ? nullptr : it->second.get();
-  }
+  const Affine* find(std::span<const Affine> host) const { return key_ ? key_->find(host) : nullptr; }
   // work(d_chunk, begin, end) for every chunk [begin, end) of host[0, count), in order, each
   // called once its chunk is on the device; `compute` is the stream the work runs on, which
   // must be done with a buffer when work() returns (the MSM launchers return with the result).
@@ -61,19 +113,37 @@ class DeviceBases {
       work(static_cast<const Affine*>(buffers_[chunk % 2].get()), begin, std::min(count, begin + chunk_points_));
     }
   }
-  size_t bytes() const {
-    size_t total = 0;
-    for (const auto& [k, copy] : copies_) total += copy.bytes();
-    return total;
-  }
 
  private:
-  static std::pair<const void*, size_t> key(std::span<const Affine> host) { return {host.data(), host.size()}; }
   size_t chunk_points_;
-  std::map<std::pair<const void*, size_t>, cuda::DeviceBuffer<Affine>> copies_;
+  std::shared_ptr<const DeviceKey> key_;
   cuda::CudaStream copy_;
   cuda::DeviceBuffer<Affine> buffers_[2];
   cuda::CudaEvent copied_[2];
+};
+
+// The kernels' workspaces on one device, shared by the backends on it: the NTT's tables and
+// scratch, the MSMs' buckets, the digits of a staged witness. Each kernel call holds `busy` (the
+// engine's compute section already keeps one device's calls apart, so there it never waits); the
+// digits name the staging they were computed for (staging numbers are unique in the process).
+struct DeviceCompute {
+  static std::shared_ptr<DeviceCompute> of_current_device() {
+    static std::mutex mutex;
+    static std::map<int, std::weak_ptr<DeviceCompute>> devices;
+    int device = 0;
+    CUDA_OK(cudaGetDevice(&device));
+    std::lock_guard lock(mutex);
+    std::shared_ptr<DeviceCompute> compute = devices[device].lock();
+    if (!compute) devices[device] = compute = std::make_shared<DeviceCompute>();
+    return compute;
+  }
+
+  std::mutex busy;
+  ntt::CudaNtt ntt;
+  msm::CudaMsm<bls12_381::G1Curve> g1;
+  msm::CudaMsm<bls12_381::G2Curve> g2;
+  msm::CudaMsmDigits witness_digits;
+  uint64_t digits_of_staging = 0;  // 0: none
 };
 
 // Where a proof's two witness splits sit in one staging buffer, host and device alike: the
@@ -148,9 +218,7 @@ struct StagedSplit {
 struct CudaBackend::Impl {
   explicit Impl(size_t stream_chunk_points) : g1_bases(stream_chunk_points), g2_bases(stream_chunk_points) {}
   cuda::CudaStream stream;
-  ntt::CudaNtt ntt;
-  msm::CudaMsm<bls12_381::G1Curve> g1;
-  msm::CudaMsm<bls12_381::G2Curve> g2;
+  std::shared_ptr<DeviceCompute> compute = DeviceCompute::of_current_device();
   DeviceBases<G1Affine> g1_bases;
   DeviceBases<G2Affine> g2_bases;
   cuda::DeviceBuffer<Fr> scalars, quotient;  // quotient: a, b, c one after the other
@@ -158,15 +226,14 @@ struct CudaBackend::Impl {
   size_t quotient_n = 0;                      // elements of the computed quotient (in its first n)
   cuda::DeviceBuffer<uint32_t> index;
   // The staged witness (stage_witness()): the pinned host buffer its splits are copied into, its
-  // device copy, the copy's stream, the two splits (all, priv: empty when none is staged), and the
-  // digits of `all`, shared by A, B_G1 and B_G2 once computed.
+  // device copy, the copy's stream, the two splits (all, priv: empty when none is staged), and
+  // its number, unique in the process (the digits of `all` in `compute` name it).
   cuda::PinnedHostBuffer<uint8_t> witness_host;
   cuda::DeviceBuffer<uint8_t> witness_device;
   cuda::CudaStream witness_copy;
   std::array<StagedSplit, 2> staged;
-  uint64_t staging = 0;  // counts stage_witness() calls: the current staging's number
-  msm::CudaMsmDigits all_digits;
-  bool all_digits_ready = false;
+  uint64_t staging = 0;
+  static inline std::atomic<uint64_t> stagings{0};
 
   const uint32_t* upload_index(std::span<const uint32_t> indices) {
     if (indices.empty()) return nullptr;
@@ -231,11 +298,12 @@ struct CudaBackend::Impl {
     return msm_of_device_scalars<Curve>(engine, bases, host_bases, indices, nullptr, upload_scalars(scalars_host),
                                         scalars_host.size());
   }
-  // The digits of the staged split of all of z, computed at their first use.
+  // The digits of the staged split of all of z, computed at their first use (under compute->busy).
   const msm::SortedDigits& shared_all_digits() {
-    if (!all_digits_ready) all_digits.compute(staged[0].d_scalars, staged[0].scalars.size(), stream.get());
-    all_digits_ready = true;
-    return all_digits.sorted();
+    if (compute->digits_of_staging != staging)
+      compute->witness_digits.compute(staged[0].d_scalars, staged[0].scalars.size(), stream.get());
+    compute->digits_of_staging = staging;
+    return compute->witness_digits.sorted();
   }
   template <class Curve, class Engine, class Bases>
   ec::jacobian_t<Curve> msm_of_device_scalars(Engine& engine, Bases& bases, std::span<const ec::affine_t<Curve>> host_bases,
@@ -269,23 +337,23 @@ CudaBackend::CudaBackend(size_t stream_chunk_points) {
 CudaBackend::~CudaBackend() = default;
 
 void CudaBackend::prepare(const ProvingKey& pk) {
-  const cudaStream_t s = impl_->stream.get();
-  for (const auto* points : {&pk.a, &pk.b1, &pk.l, &pk.h})
-    impl_->g1_bases.keep({points->data(), points->size()}, s);
-  impl_->g2_bases.keep({pk.b2.data(), pk.b2.size()}, s);
-  impl_->stream.synchronize();
+  bool uploaded = false;
+  const std::shared_ptr<const DeviceKey> key = DeviceKey::of(pk, impl_->stream.get(), uploaded);
+  impl_->g1_bases.use(key);
+  impl_->g2_bases.use(key);
   const size_t n = pk.domain_size(), vars = pk.num_vars;
   const size_t witness_bytes = WitnessLayout::capacity(vars, vars - pk.num_public - 1);
   impl_->witness_host.reserve(witness_bytes);
   impl_->witness_device.reserve(witness_bytes);
-  fmt::print("cuda: key bases {:.1f} MiB on the device; workspace: quotient {:.1f} MiB, G1 MSM {:.1f} MiB, "
-             "G2 MSM {:.1f} MiB, shared witness digits {:.1f} MiB; witness staging {:.1f} MiB pinned host + "
-             "{:.1f} MiB device\n",
-             mib(impl_->g1_bases.bytes() + impl_->g2_bases.bytes()),
-             mib(3 * n * sizeof(Fr) + ntt::CudaNtt::workspace_bytes(pk.lg_domain)),
+  fmt::print("cuda: key bases {:.1f} MiB on the device ({}); shared workspace: NTT {:.1f} MiB, G1 MSM {:.1f} MiB, "
+             "G2 MSM {:.1f} MiB, witness digits {:.1f} MiB; this worker's: quotient {:.1f} MiB, witness staging "
+             "{:.1f} MiB pinned host + {:.1f} MiB device\n",
+             mib(key->bytes()), uploaded ? "uploaded" : "the device's copy, shared",
+             mib(ntt::CudaNtt::workspace_bytes(pk.lg_domain)),
              mib(msm::CudaMsm<bls12_381::G1Curve>::workspace_bytes(std::max<size_t>(n, vars))),
              mib(msm::CudaMsm<bls12_381::G2Curve>::workspace_bytes(vars) - msm::CudaMsmDigits::workspace_bytes(vars)),
-             mib(msm::CudaMsmDigits::workspace_bytes(vars)), mib(witness_bytes), mib(witness_bytes));
+             mib(msm::CudaMsmDigits::workspace_bytes(vars)), mib(3 * n * sizeof(Fr)), mib(witness_bytes),
+             mib(witness_bytes));
 }
 
 StagedWitness CudaBackend::stage_witness(const ProofSplits& splits, WitnessHostMemory from) {
@@ -310,13 +378,12 @@ StagedWitness CudaBackend::stage_witness(const ProofSplits& splits, WitnessHostM
   }
   impl.witness_copy.synchronize();
   impl.staged = {StagedSplit(splits.all, d_witness, layout, 0), StagedSplit(splits.priv, d_witness, layout, 3)};
-  return StagedWitness(this, ++impl.staging, copied_bytes);
+  impl.staging = ++Impl::stagings;
+  return StagedWitness(this, impl.staging, copied_bytes);
 }
 
 void CudaBackend::release_staged_witness(uint64_t staging) noexcept {
-  if (staging != impl_->staging) return;
-  impl_->staged = {};
-  impl_->all_digits_ready = false;
+  if (staging == impl_->staging) impl_->staged = {};
 }
 
 void CudaBackend::stage_quotient_inputs(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c) {
@@ -338,8 +405,11 @@ void CudaBackend::staged_quotient_evaluations(const ntt::Domain& domain) {
   if (impl_->staged_n != domain.n)
     fail("cuda quotient: {} elements staged for a domain of {}", impl_->staged_n, domain.n);
   Fr* d_a = impl_->quotient.get();
-  impl_->ntt.quotient_evaluations(d_a, d_a + domain.n, d_a + 2 * domain.n, domain, impl_->stream.get());
-  impl_->stream.synchronize();
+  {
+    std::lock_guard busy(impl_->compute->busy);
+    impl_->compute->ntt.quotient_evaluations(d_a, d_a + domain.n, d_a + 2 * domain.n, domain, impl_->stream.get());
+    impl_->stream.synchronize();
+  }
   impl_->staged_n = 0;  // b and c are clobbered
   impl_->quotient_n = domain.n;
 }
@@ -348,7 +418,8 @@ G1 CudaBackend::staged_quotient_msm(std::span<const G1Affine> bases) {
   const size_t n = std::exchange(impl_->quotient_n, 0);
   if (n == 0) fail("cuda quotient: staged_quotient_msm without a computed quotient");
   if (bases.size() < n) fail("cuda msm: {} quotient scalars but only {} bases", n, bases.size());
-  return impl_->msm_of_device_scalars<bls12_381::G1Curve>(impl_->g1, impl_->g1_bases, bases, {}, nullptr,
+  std::lock_guard busy(impl_->compute->busy);
+  return impl_->msm_of_device_scalars<bls12_381::G1Curve>(impl_->compute->g1, impl_->g1_bases, bases, {}, nullptr,
                                                           impl_->quotient.get(), n);
 }
 
@@ -364,16 +435,20 @@ void CudaBackend::quotient_evaluations(std::span<Fr> a, std::span<Fr> b, std::sp
 }
 
 G1 CudaBackend::msm(std::span<const G1Affine> bases, std::span<const uint32_t> indices, std::span<const Fr> scalars) {
-  return impl_->msm<bls12_381::G1Curve>(impl_->g1, impl_->g1_bases, bases, indices, scalars);
+  std::lock_guard busy(impl_->compute->busy);
+  return impl_->msm<bls12_381::G1Curve>(impl_->compute->g1, impl_->g1_bases, bases, indices, scalars);
 }
 G2 CudaBackend::msm(std::span<const G2Affine> bases, std::span<const uint32_t> indices, std::span<const Fr> scalars) {
-  return impl_->msm<bls12_381::G2Curve>(impl_->g2, impl_->g2_bases, bases, indices, scalars);
+  std::lock_guard busy(impl_->compute->busy);
+  return impl_->msm<bls12_381::G2Curve>(impl_->compute->g2, impl_->g2_bases, bases, indices, scalars);
 }
 G1 CudaBackend::sum(std::span<const G1Affine> bases, std::span<const uint32_t> indices) {
-  return impl_->sum<bls12_381::G1Curve>(impl_->g1, impl_->g1_bases, bases, indices);
+  std::lock_guard busy(impl_->compute->busy);
+  return impl_->sum<bls12_381::G1Curve>(impl_->compute->g1, impl_->g1_bases, bases, indices);
 }
 G2 CudaBackend::sum(std::span<const G2Affine> bases, std::span<const uint32_t> indices) {
-  return impl_->sum<bls12_381::G2Curve>(impl_->g2, impl_->g2_bases, bases, indices);
+  std::lock_guard busy(impl_->compute->busy);
+  return impl_->sum<bls12_381::G2Curve>(impl_->compute->g2, impl_->g2_bases, bases, indices);
 }
 
 }  // namespace zk::groth16

@@ -1,21 +1,25 @@
 // cuda_backend.hpp — the prover's CUDA backend: the quotient's NTTs (kernels/ntt/ntt_cuda.cuh)
 // and the G1/G2 MSMs and batch additions (kernels/msm/pippenger_cuda.cuh) on one GPU.
 //
-// prepare(pk) copies the key's point arrays (a, b1, l, h, b2) to the device once; later calls
-// whose bases are one of those arrays use the device copy. Other bases (all of them without
-// prepare(): the engine's pinned-host SRS residency) stream from the host in chunks of
+// prepare(pk) gives the backend the device's copy of the key's point arrays (a, b1, l, h, b2):
+// uploaded by the first backend on the device to prepare that key, shared by the others, freed
+// with the last; later calls whose bases are one of those arrays use it. Other bases (all of them
+// without prepare(): the engine's pinned-host SRS residency) stream from the host in chunks of
 // `stream_chunk_points` through two device buffers, the next chunk's copy overlapping this
 // chunk's MSM (asynchronous where the host array is page-locked); index lists must then be
 // ascending, as the witness split makes them.
-// The quotient's inputs travel once, through stage_quotient_inputs(); a proof's witness splits
-// once, through stage_witness(): copied into a page-locked buffer (then one copy on the witness
-// copy stream) or straight from the splits' pageable vectors, as asked; later calls on those
-// splits read the device copy, and the split of all of z is decomposed into digits and sorted
-// once for A, B_G1 and B_G2 where the bases are prepared. prepare() allocates the pinned and
-// device witness buffers for the key's largest splits (without prepare(), the first
-// stage_witness() does). Scalars and index lists of any other call travel with it. The constructor throws
-// zk::Error when no CUDA device is present; CUDA failures throw zk::cuda::CudaError naming the
-// call, file and line. Not thread-safe (one stream); the key passed to prepare() must outlive it.
+// The kernels' workspaces (NTT tables, MSM buckets, a witness's digits) are one per device too,
+// shared by its backends: their kernel calls take turns (the engine's compute section already
+// keeps them apart). What a backend stages is its own: the quotient's inputs travel once, through
+// stage_quotient_inputs(); a proof's witness splits once, through stage_witness(): copied into a
+// page-locked buffer (then one copy on the witness copy stream) or straight from the splits'
+// pageable vectors, as asked; later calls on those splits read the device copy, and the split of
+// all of z is decomposed into digits and sorted once for A, B_G1 and B_G2 where the bases are
+// prepared. prepare() allocates the pinned and device witness buffers for the key's largest
+// splits (without prepare(), the first stage_witness() does). Scalars and index lists of any
+// other call travel with it. The constructor throws zk::Error when no CUDA device is present;
+// CUDA failures throw zk::cuda::CudaError naming the call, file and line. One backend is not
+// thread-safe (one stream); the key passed to prepare() must outlive it.
 // This header needs no CUDA headers, so any code (the backend registry) can include it.
 #pragma once
 #include <cstddef>
