@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 #include <libfccp/csv.h>
 
+#include "sidecar_facts.hpp"
 #include "trace/sidecar.hpp"
 #include "trace/trace_csv.hpp"
 #include "trace_conventions.hpp"
@@ -54,6 +55,31 @@ double mean_synthesizing(const std::vector<const trace::Span*>& synth_spans, dou
   for (const trace::Span* span : synth_spans)
     overlap_s += std::max(0.0, std::min(end_s, span->end_s) - std::max(start_s, span->start_s));
   return overlap_s / (end_s - start_s);
+}
+
+// The mean over `span` of 1 / the cores the engine gave it (synthesis_cores_each): with the
+// `threads` rule a constant, with `synthesizing` it follows the spans of its run synthesizing with
+// it (itself among them), segment by segment.
+double mean_inverse_cores(const std::vector<const trace::Span*>& synth_spans, const trace::Span& span,
+                          SynthesisCoreShare rule, std::uint32_t cores, std::uint32_t threads) {
+  auto inverse = [&](std::uint32_t synthesizing) {
+    return 1.0 / double(synthesis_cores_each(rule, cores, threads, synthesizing));
+  };
+  if (rule == SynthesisCoreShare::threads || span.end_s <= span.start_s)
+    return inverse(std::uint32_t(std::llround(mean_synthesizing(synth_spans, span.start_s, span.start_s))));
+  std::vector<double> edges{span.start_s, span.end_s};
+  for (const trace::Span* other : synth_spans)
+    for (double edge : {other->start_s, other->end_s})
+      if (span.start_s < edge && edge < span.end_s) edges.push_back(edge);
+  std::ranges::sort(edges);
+  double weighted = 0;
+  for (std::size_t i = 0; i + 1 < edges.size(); ++i) {
+    const double middle_s = (edges[i] + edges[i + 1]) / 2;
+    const auto synthesizing = std::uint32_t(std::ranges::count_if(
+        synth_spans, [&](const trace::Span* other) { return other->start_s <= middle_s && middle_s < other->end_s; }));
+    weighted += (edges[i + 1] - edges[i]) * inverse(synthesizing);
+  }
+  return weighted / (span.end_s - span.start_s);
 }
 
 double median_of(std::vector<double> values) {
@@ -164,7 +190,7 @@ CalibrationFit fit_h2d_benchmark(const std::vector<H2dBenchmarkRow>& rows, std::
 CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
   std::map<trace::Phase, std::pair<std::vector<double>, std::vector<double>>> phase_points;
   std::vector<double> synth_extra_threads, synth_s_per_mconstraint, assemble_s, verify_s, section_idle_s, split_s;
-  std::vector<std::uint32_t> synth_cores, synth_threads;  // per synthesis span: its run's cores and threads
+  std::vector<double> synth_inverse_cores;  // per synthesis span: the mean of 1 / its cores
   AssemblyEvidence assembly;
   std::map<bool, std::pair<std::vector<double>, std::vector<double>>> h2d_points;  // pinned? -> (t, s/GB)
   for (const std::filesystem::path& path : traces) {
@@ -180,6 +206,7 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
       throw std::runtime_error(fmt::format("{}: needs settings.staging (pinned|pageable) and machine.pcie_h2d_gbps",
                                            sidecar_path.string()));
     if (sidecar.source == trace::Source::measured) spans = in_model_convention(spans);
+    const SynthesisCoreShare core_share = synthesis_core_share_of(sidecar);
     for (double idle_s : compute_section_idle_s(spans)) section_idle_s.push_back(idle_s);
     for (double gap_s : witness_split_s(spans)) split_s.push_back(gap_s);
     add_assembly_evidence(spans, assembly);
@@ -194,8 +221,9 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
       } else if (span.phase == trace::Phase::synth && span.items > 0) {
         synth_extra_threads.push_back(mean_synthesizing(synth_spans, span.start_s, span.end_s) - 1);
         synth_s_per_mconstraint.push_back(span.duration_s() / (double(span.items) / 1e6));
-        synth_cores.push_back(sidecar.machine.value("cores", std::uint32_t{1}));
-        synth_threads.push_back(sidecar.settings.value("synthesis_threads", std::uint32_t{1}));
+        synth_inverse_cores.push_back(mean_inverse_cores(synth_spans, span, core_share,
+                                                         sidecar.machine.value("cores", std::uint32_t{1}),
+                                                         sidecar.settings.value("synthesis_threads", std::uint32_t{1})));
       } else if (span.phase == trace::Phase::h2d && span.items > 0 && span.bytes > 0 && span.duration_s() > 0) {
         // a/b/c copies only: a span without items carries key points or witness scalars
         const bool pinned = *staging == policy::Staging::pinned;
@@ -227,11 +255,11 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
     fit.reports.push_back(std::move(report));
   }
   if (!synth_s_per_mconstraint.empty()) {
-    // One-core times at parallel fraction p: each span's time over its run's share factor.
+    // One-core times at parallel fraction p: each span's time over its share factor.
     auto fit_synthesis = [&](double p) {
       std::vector<double> one_core(synth_s_per_mconstraint.size());
       for (std::size_t i = 0; i < one_core.size(); ++i)
-        one_core[i] = synth_s_per_mconstraint[i] / synthesis_share_factor(p, synth_cores[i], synth_threads[i]);
+        one_core[i] = synth_s_per_mconstraint[i] / synthesis_share_factor(p, synth_inverse_cores[i]);
       const std::string name = p > 0 ? fmt::format("synthesis, one core (parallel fraction {:.2f})", p) : "synthesis";
       FitReport report = fit_polynomial(name, "extra_threads", "core_s_per_mconstraint", synth_extra_threads, one_core, 1);
       // A negative slowdown is not physical (within a run the slow syntheses are those that ended
@@ -241,16 +269,14 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
                                 "core_s_per_mconstraint", synth_extra_threads, std::move(one_core), 0);
       double squared_seconds = 0;  // the residuals back in measured seconds per million constraints
       for (std::size_t i = 0; i < report.residuals.size(); ++i)
-        squared_seconds += std::pow(report.residuals[i] * synthesis_share_factor(p, synth_cores[i], synth_threads[i]), 2);
+        squared_seconds += std::pow(report.residuals[i] * synthesis_share_factor(p, synth_inverse_cores[i]), 2);
       return std::pair{std::move(report), squared_seconds};
     };
-    // Runs that gave every synthesis thread the same number of cores fit every p alike: p stays
-    // unfitted (the scenario's, 0 by default). Otherwise the p of 0, 0.01 .. 0.99 that fits best.
-    std::set<std::uint32_t> shares;
-    for (std::size_t i = 0; i < synth_cores.size(); ++i)
-      shares.insert(std::max<std::uint32_t>(1, synth_cores[i] / std::max<std::uint32_t>(1, synth_threads[i])));
+    // Syntheses that all had the same number of cores fit every p alike: p stays unfitted (the
+    // scenario's, 0 by default). Otherwise the p of 0, 0.01 .. 0.99 that fits best.
+    const auto [fewest_cores, most_cores] = std::ranges::minmax(synth_inverse_cores);
     auto [report, best_squared_seconds] = fit_synthesis(0);
-    if (shares.size() > 1) {
+    if (most_cores - fewest_cores > 1e-9) {
       fit.synth_parallel_fraction = 0.0;
       for (int hundredths = 1; hundredths < 100; ++hundredths) {
         auto [candidate, squared_seconds] = fit_synthesis(hundredths / 100.0);

@@ -3,7 +3,7 @@
 // and faults are drawn from the scenario's seed by the one faults::FaultInjector. The Machine is
 // the platform the costs run on:
 //   double now_s()
-//   void synthesize(double core_s)                 a synthesis thread's work on the host's cores
+//   void synthesize(double core_s)                 a synthesis's one-core work, at synthesis_rate()
 //   void host_work(WorkerId, double core_s)        a worker's host work (split, assembly, verify)
 //   void kernel(WorkerId, uint32_t gpu, double s)  GPU work (inside the compute section)
 //   uint32_t take_copy_engine(uint32_t gpu)        the next free host-to-device engine, in FIFO order
@@ -54,13 +54,11 @@ inline double synthesis_time_factor(std::uint64_t seed, std::uint32_t partition,
   return factors[std::size_t(double(bits() >> 11) * 0x1.0p-53 * double(factors.size()))];
 }
 
-// One-core seconds of this attempt's synthesis, before contention.
+// One-core seconds of this attempt's synthesis, before contention and without its other cores.
 inline double synthesis_core_s(const Scenario& scenario, const policy::SynthesisGrant& grant) {
   const Calibration& calibration = scenario.calibration;
   return calibration.synth_core_s_per_mconstraint * double(scenario.workload.constraints_per_partition) / 1e6 *
-         synthesis_time_factor(scenario.seed, grant.partition, grant.attempt, calibration.synth_time_factors) *
-         synthesis_share_factor(calibration.synth_parallel_fraction, scenario.hardware.cores,
-                                scenario.policy.synthesis_threads);
+         synthesis_time_factor(scenario.seed, grant.partition, grant.attempt, calibration.synth_time_factors);
 }
 
 // The rate a copy chunk runs at: the path's rate at the memory load of `synthesizing` threads,
@@ -79,6 +77,17 @@ inline double host_rate(std::uint32_t cores, double slowdown_per_extra_thread, s
   const double core_speed = 1.0 / (1 + slowdown_per_extra_thread * double(std::max<std::uint32_t>(synthesizing, 1) - 1));
   const std::uint32_t sharing = synthesizing + executing;
   return sharing > cores ? core_speed * (double(cores) / double(sharing)) : core_speed;
+}
+
+// The rate of each synthesis, in one-core seconds of its work per second, with `synthesizing`
+// running and `executing` worker executions on the host: the host's rate at that load, sped up by
+// the cores the engine gives each synthesis (synthesis_cores_each) at its parallel fraction.
+inline double synthesis_rate(const Scenario& scenario, std::uint32_t synthesizing, std::uint32_t executing) {
+  const Calibration& calibration = scenario.calibration;
+  const std::uint32_t cores_each = synthesis_cores_each(scenario.policy.synthesis_core_share, scenario.hardware.cores,
+                                                        scenario.policy.synthesis_threads, synthesizing);
+  return host_rate(scenario.hardware.cores, calibration.synth_slowdown_per_extra_thread, synthesizing, executing) /
+         synthesis_share_factor(calibration.synth_parallel_fraction, 1.0 / double(cores_each));
 }
 
 template <class Machine>
@@ -109,8 +118,7 @@ class CostedWork {
 
   Step copy_in(const runtime::Context& context, Staged&&, Attempt&, StepSpans& spans) {
     const Calibration& calibration = scenario_.calibration;
-    const H2dPathCost& path = context.backing.staging == policy::Staging::pinned ? calibration.h2d_pinned
-                                                                                 : calibration.h2d_pageable;
+    const H2dPathCost& path = path_of(context);
     const faults::TransferFault transfer = faults_.transfer_fault(context.partition, context.attempt);
     const std::uint32_t engine = machine_.take_copy_engine(context.gpu);
     double start_s = machine_.now_s();
@@ -135,11 +143,20 @@ class CostedWork {
     return Step::ok();
   }
 
+  // The witness split on the worker's host thread, then the splits' upload (no a/b/c: no items).
   Step split(const runtime::Context& context, Attempt&, StepSpans& spans) {
-    if (scenario_.calibration.witness_split_s <= 0) return Step::ok();
-    const double start_s = machine_.now_s();
-    machine_.host_work(context.worker, scenario_.calibration.witness_split_s);
-    spans.push_back({trace::Phase::witness_split, Where::host, start_s, machine_.now_s()});
+    double start_s = machine_.now_s();
+    if (scenario_.calibration.witness_split_s > 0) {
+      machine_.host_work(context.worker, scenario_.calibration.witness_split_s);
+      spans.push_back({trace::Phase::witness_split, Where::host, start_s, machine_.now_s()});
+    }
+    if (const std::uint64_t bytes = scenario_.workload.witness_upload_bytes) {
+      const std::uint32_t engine = machine_.take_copy_engine(context.gpu);
+      start_s = machine_.now_s();
+      machine_.copy(context.worker, context.gpu, engine, bytes, path_of(context), 1);
+      spans.push_back({trace::Phase::h2d, Where::link, start_s, machine_.now_s(), bytes, 0});
+      machine_.release_copy_engine(context.gpu, engine);
+    }
     return Step::ok();
   }
 
@@ -177,6 +194,12 @@ class CostedWork {
   void worker_lost(const std::string&) {}
 
  private:
+  // The copy path of the attempt's staging.
+  const H2dPathCost& path_of(const runtime::Context& context) const {
+    return context.backing.staging == policy::Staging::pinned ? scenario_.calibration.h2d_pinned
+                                                              : scenario_.calibration.h2d_pageable;
+  }
+
   // A GPU error is decided once the kernels are done, before assembly (the engine's kernels fail
   // before its proof is assembled).
   Step assemble(const runtime::Context& context, Attempt& attempt, StepSpans& spans) {

@@ -281,11 +281,14 @@ Scenario read_scenario(const toml::table& table, const std::string& origin, cons
   if (scenario.workload.zero_scalar_share + scenario.workload.one_scalar_share > 1)
     workload.fail("one_scalar_share", "zero_scalar_share + one_scalar_share exceeds 1");
   scenario.workload.srs_bytes = std::uint64_t(workload.number("srs_gib", 0, 0, 4096) * gib);
+  scenario.workload.witness_upload_bytes = std::uint64_t(workload.number("witness_upload_mib", 0, 0, 1 << 20) * double(1 << 20));
   workload.reject_unknown_keys();
 
   TableReader policy_table = root.table("policy");
   PolicyKnobs& knobs = scenario.policy;
   knobs.synthesis_threads = std::uint32_t(policy_table.integer("synthesis_threads", 8, 1, 4096));
+  knobs.synthesis_core_share = policy_table.choice("synthesis_core_share", "synthesizing", {"synthesizing", "threads"}) == "threads"
+                                   ? SynthesisCoreShare::threads : SynthesisCoreShare::synthesizing;
   knobs.partitions_in_flight = std::uint32_t(policy_table.integer("partitions_in_flight", 4, 1, 100'000));
   knobs.staging = *policy::parse_staging(policy_table.choice("staging", "pinned", {"pinned", "pageable"}));
   knobs.pool_slabs = std::uint32_t(policy_table.integer("pool_slabs", 4, 0, 4096));

@@ -56,10 +56,9 @@ struct Calibration {
   double synth_core_s_per_mconstraint = 0;
   double synth_slowdown_per_extra_thread = 0;
   std::vector<double> synth_time_factors;
-  // The share of a synthesis that runs in parallel on its thread's cores, p: the engine gives each
-  // synthesis thread max(1, cores / synthesis threads) cores (ThreadShare), so the time above is
-  // for one core and a synthesis takes synthesis_share_factor() of it. 0: one core each, as the
-  // engine synthesized until 2026-11-29.
+  // The share of a synthesis that runs in parallel on its cores, p: the time above is for one
+  // core, and on the cores the engine gives it (synthesis_cores_each) a synthesis takes
+  // synthesis_share_factor() of it. 0: one core each, as the engine synthesized until 2026-11-29.
   double synth_parallel_fraction = 0;
   double synth_memory_load_threads = 1;  // memcpy-equivalent memory-loading threads per synthesis thread
   double assemble_s = 0;
@@ -75,11 +74,22 @@ struct Calibration {
   std::map<trace::Phase, PhaseCost> gpu_phase_cost;  // only phases listed are simulated
 };
 
-// 1 - p + p / share, share = max(1, cores / threads) cores per synthesis thread as the engine gives
-// them: how much of its one-core time a synthesis takes.
-inline double synthesis_share_factor(double parallel_fraction, std::uint32_t cores, std::uint32_t threads) {
-  const std::uint32_t share = std::max<std::uint32_t>(1, cores / std::max<std::uint32_t>(1, threads));
-  return 1 - parallel_fraction + parallel_fraction / double(share);
+// How the engine splits the host's cores between syntheses (kernels/util/parallel.hpp's
+// CoreShare): `synthesizing`, each of the n syntheses running now has max(1, cores / n), the
+// engine since 2026-12-01; `threads`, each synthesis thread has max(1, cores / threads) however
+// many synthesize, the engine of the traces whose sidecars name no rule.
+enum class SynthesisCoreShare { synthesizing, threads };
+
+inline std::uint32_t synthesis_cores_each(SynthesisCoreShare rule, std::uint32_t cores, std::uint32_t threads,
+                                          std::uint32_t synthesizing) {
+  const std::uint32_t sharers = rule == SynthesisCoreShare::threads ? threads : synthesizing;
+  return std::max<std::uint32_t>(1, cores / std::max<std::uint32_t>(1, sharers));
+}
+
+// 1 - p + p * inverse_cores: how much of its one-core time a synthesis takes on 1 / inverse_cores
+// cores (inverse_cores: the mean of 1 / cores over its span where its cores varied).
+inline double synthesis_share_factor(double parallel_fraction, double inverse_cores) {
+  return 1 - parallel_fraction + parallel_fraction * inverse_cores;
 }
 
 struct Hardware {
@@ -98,6 +108,9 @@ struct Workload {
   double zero_scalar_share = 0;
   double one_scalar_share = 0;
   std::uint64_t srs_bytes = 0;  // copied per partition when srs_residency = pinned-host
+  // Each attempt's witness splits, copied to its GPU after the split, before the compute section
+  // (from pinned memory where staging is pinned); 0: none (the MSMs carry their own scalars).
+  std::uint64_t witness_upload_bytes = 0;
 
   std::uint64_t partition_host_bytes() const { return constraints_per_partition * bytes_per_constraint; }
 };
@@ -106,6 +119,7 @@ enum class SrsResidency { device, pinned_host };
 
 struct PolicyKnobs {
   std::uint32_t synthesis_threads = 8;
+  SynthesisCoreShare synthesis_core_share = SynthesisCoreShare::synthesizing;
   std::uint32_t partitions_in_flight = 4;
   policy::Staging staging = policy::Staging::pinned;
   std::uint32_t pool_slabs = 4;  // per pool

@@ -140,10 +140,11 @@ class ActivityWaiter {
 // The CPU host: synthesis threads and the workers' CPU work (witness split, compute-section host
 // time, assembly, verification) share its cores. Synthesis threads slow each other (memory
 // bandwidth, caches): with n synthesizing, a core runs at 1 / (1 + slowdown * (n - 1)); with more
-// executions than cores, they share the cores equally. So every execution on the host, synthesis
-// or not, runs at one rate:  speed(n) * min(1, cores / (n + worker executions)).
+// executions than cores, they share the cores equally. So every execution on the host runs at one
+// rate, speed(n) * min(1, cores / (n + worker executions)), and a synthesis, which also has the
+// cores the engine gives it, at that rate sped up by them (costed_work.hpp's synthesis_rate).
 //
-// Synthesis is not a SimGrid execution. All synthesizing threads run at that one rate, so the
+// Synthesis is not a SimGrid execution. All synthesizing threads run at one rate, so the
 // model keeps their progress as one number (the work a thread synthesizing since the start would
 // have done) and arms one SimGrid kernel timer for the next end, re-armed when the rate changes.
 // As SimGrid executions, the seed's 24 syntheses, alive for seconds of simulated time, were
@@ -155,8 +156,8 @@ class ActivityWaiter {
 // alone sets their rate.
 class CpuHost {
  public:
-  CpuHost(sg4::Host* host, std::uint32_t cores, double slowdown_per_extra_thread, std::uint32_t workers)
-      : host_(host), cores_(cores), slowdown_per_extra_thread_(slowdown_per_extra_thread), workers_(workers) {}
+  CpuHost(sg4::Host* host, const Scenario& scenario, std::uint32_t workers)
+      : host_(host), scenario_(scenario), workers_(workers) {}
 
   // The rate of each execution on the host, the pstate table's entries in pstate order.
   static std::vector<double> rates_by_pstate(std::uint32_t cores, double slowdown_per_extra_thread,
@@ -203,21 +204,23 @@ class CpuHost {
 
   void advance_to_now() {
     const double now_s = sg4::Engine::get_clock();
-    work_done_ += rate_ * (now_s - work_done_at_s_);
+    work_done_ += synthesis_rate_ * (now_s - work_done_at_s_);
     work_done_at_s_ = now_s;
   }
 
-  // Synthesizing threads or worker executions changed. Where that changes the rate, for synthesis
-  // and (through the pstate) for the workers' executions, the next synthesis end is re-timed and
-  // set_load returns true.
+  // Synthesizing threads or worker executions changed. The pstate follows the workers' rate;
+  // where the synthesis rate changes, the next synthesis end is re-timed and set_load returns true.
   bool set_load(std::uint32_t synthesizing, std::uint32_t executing) {
     advance_to_now();
     synthesizing_ = synthesizing;
     executing_ = executing;
-    const double new_rate = host_rate(cores_, slowdown_per_extra_thread_, synthesizing, executing);
-    if (new_rate == rate_) return false;
-    host_->set_pstate(int(synthesizing * (workers_ + 1) + executing));
+    const double new_rate = host_rate(scenario_.hardware.cores, scenario_.calibration.synth_slowdown_per_extra_thread,
+                                      synthesizing, executing);
+    const double new_synthesis_rate = synthesis_rate(scenario_, synthesizing, executing);
+    if (new_rate != rate_) host_->set_pstate(int(synthesizing * (workers_ + 1) + executing));
     rate_ = new_rate;
+    if (new_synthesis_rate == synthesis_rate_) return false;
+    synthesis_rate_ = new_synthesis_rate;
     time_next_end();
     return true;
   }
@@ -228,7 +231,7 @@ class CpuHost {
     next_end_ = nullptr;
     if (running_.empty()) return;
     next_end_ = simgrid::kernel::timer::Timer::set(
-        sg4::Engine::get_clock() + std::max(0.0, running_.top().work_done_at_end - work_done_) / rate_,
+        sg4::Engine::get_clock() + std::max(0.0, running_.top().work_done_at_end - work_done_) / synthesis_rate_,
         [this] { finish_syntheses(); });
   }
 
@@ -247,13 +250,13 @@ class CpuHost {
   }
 
   sg4::Host* host_;
-  std::uint32_t cores_;
-  double slowdown_per_extra_thread_;
+  const Scenario& scenario_;
   std::uint32_t workers_;
   std::uint32_t synthesizing_ = 0;
   std::uint32_t executing_ = 0;  // workers' executions running on the host
-  double rate_ = 1;              // of each execution on the host, as pstate 0
-  double work_done_ = 0;         // core-seconds a thread synthesizing since the start would have done ...
+  double rate_ = 1;              // of each worker execution on the host, as pstate 0
+  double synthesis_rate_ = 1;    // of each synthesis: one-core seconds of its work per second
+  double work_done_ = 0;         // one-core seconds a synthesis running since the start would have done ...
   double work_done_at_s_ = 0;    // ... by this simulated time
   std::priority_queue<Synthesis, std::vector<Synthesis>, std::greater<>> running_;
   std::uint64_t next_sequence_ = 0;
@@ -371,7 +374,7 @@ void build_platform(SimgridMachine& sim) {
                                                                       sim.scenario.policy.synthesis_threads, workers))
                        ->set_core_count(int(std::max(hardware.cores, workers)))
                        ->seal();
-  sim.cpu = std::make_unique<CpuHost>(cpu, hardware.cores, slowdown, workers);
+  sim.cpu = std::make_unique<CpuHost>(cpu, sim.scenario, workers);
   // Routes are [memory bus, engine link, PCIe link], less the links that the copies crossing them
   // cannot fill: all copy engines of all GPUs for the memory bus, a GPU's engines for its PCIe link.
   const double fastest_copy = sim.copy_rates_gbps.back();

@@ -173,8 +173,12 @@ std::optional<WorkloadShape> measured_shape(const trace::Trace& measured) {
     zero_shares.push_back(std::clamp(1 - double(attempt.ones + attempt.significant) / n, 0.0, 1 - ones));
   }
   if (sizes.empty()) return std::nullopt;
+  std::vector<std::uint64_t> witness_uploads;
+  for (const trace::Span& span : measured)
+    if (span.phase == Phase::h2d && span.items == 0 && span.bytes > 0) witness_uploads.push_back(span.bytes);
   const double ones = median_of(one_shares);
-  return WorkloadShape{median_of(sizes), ones, std::min(median_of(zero_shares), 1 - ones)};
+  return WorkloadShape{median_of(sizes), ones, std::min(median_of(zero_shares), 1 - ones),
+                       witness_uploads.empty() ? 0 : median_of(witness_uploads)};
 }
 
 }  // namespace zkpipe::model

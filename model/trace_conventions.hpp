@@ -26,7 +26,9 @@
 // takes the compute section (the engine's witness split), where it did not also wait for the GPU.
 //
 // measured_shape reads the same quantities back as a workload: constraints and the shares of
-// 1-scalars and of 0-scalars (medians over attempts), which a scenario's [workload] takes.
+// 1-scalars and of 0-scalars (medians over attempts), which a scenario's [workload] takes, and the
+// bytes of each attempt's witness upload (the median of the h2d spans without items: version 2
+// traces; 0 in version 1, whose MSMs uploaded their scalars inside their kernel spans).
 #pragma once
 
 #include <cstdint>
@@ -46,6 +48,7 @@ struct WorkloadShape {
   std::uint64_t constraints = 0;
   double one_scalar_share = 0;   // 1-scalars / constraints
   double zero_scalar_share = 0;  // 1 - non-zero scalars / constraints, within [0, 1 - one share]
+  std::uint64_t witness_upload_bytes = 0;
 };
 
 // The shape of a measured trace's partitions; nullopt when it has no GPU attempt with an msm_a

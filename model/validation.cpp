@@ -114,8 +114,9 @@ std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::
       "name = \"{}\"\nseed = 1\ncalibration = [{}]\n\n"
       "[hardware]\ncores = {}\npcie_h2d_gbps = {:.9g}\ngpus = {}\n\n"
       "[workload]\npartitions = {}\nconstraints_per_partition = {}\nbytes_per_constraint = {}\n"
-      "zero_scalar_share = {:.9g}\none_scalar_share = {:.9g}\n\n"
-      "[policy]\nsynthesis_threads = {}\npartitions_in_flight = {}\nstaging = \"{}\"\npool_slabs = {}\n"
+      "zero_scalar_share = {:.9g}\none_scalar_share = {:.9g}\nwitness_upload_mib = {:.9g}\n\n"
+      "[policy]\nsynthesis_threads = {}\nsynthesis_core_share = \"{}\"\npartitions_in_flight = {}\n"
+      "staging = \"{}\"\npool_slabs = {}\n"
       "pool_layout = \"{}\"\nhost_budget_gib = {:.9g}\nworkers_per_gpu = {}\nsrs_residency = \"{}\"\n"
       "retry_limit = {}\n",
       safe_name(run.name), run.trace.string(), safe_name(run.name), includes,
@@ -123,8 +124,9 @@ std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::
       required(machine, "pcie_h2d_gbps", run, "machine").get<double>(), settings.value("gpus", std::uint64_t(1)),
       required(job, "partitions", run, "scenario").get<std::uint64_t>(), shape->constraints,
       std::max<std::uint64_t>(1, std::uint64_t(std::llround(abc_bytes / double(shape->constraints)))),
-      shape->zero_scalar_share, shape->one_scalar_share,
+      shape->zero_scalar_share, shape->one_scalar_share, double(shape->witness_upload_bytes) / double(1 << 20),
       required(settings, "synthesis_threads", run, "settings").get<std::uint64_t>(),
+      synthesis_core_share_name(synthesis_core_share_of(run.sidecar)),
       required(settings, "partitions_in_flight", run, "settings").get<std::uint64_t>(), staging,
       staging == "pinned" ? required(settings, "pool_slabs", run, "settings").get<std::uint64_t>() : 0,
       settings.value("pool_layout", std::string("per-host")),  // runs traced before the setting: one pool per host
