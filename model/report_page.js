@@ -58,13 +58,8 @@
       `${row.error >= 0 ? '+' : ''}${row.error.toFixed(2)} ${row.unit === 'points' ? 'pt' : '%'}`])));
   }
 
-  function phaseLegend() {
-    const keys = data.phases.map(phase => element('span', { class: 'key' },
-      element('i', { style: `display:inline-block;width:10px;height:10px;margin:0 3px 0 9px;background:${phase.colour}` }), phase.name));
-    main.append(element('div', { class: 'note' }, ...keys));
-  }
-
-  // One lane per resource; each span a bar from its start to its end in its phase's colour.
+  // One lane per resource; each span a bar from its start to its end in its phase's colour (a
+  // series per phase: the legend names them and hides one on a click).
   function timeline(run, index) {
     const lanes = run.timeline.lanes;
     const renderSpan = (params, api) => {
@@ -74,22 +69,26 @@
       const shape = echarts.graphic.clipRectByRect(
         { x: start[0], y: start[1] - height / 2, width: Math.max(end[0] - start[0], 0.7), height: height },
         { x: params.coordSys.x, y: params.coordSys.y, width: params.coordSys.width, height: params.coordSys.height });
-      return shape && { type: 'rect', shape: shape, style: { fill: data.phases[api.value(3)].colour } };
+      return shape && { type: 'rect', shape: shape, style: api.style() };
     };
+    const present = [...new Set(run.timeline.spans.map(span => span[3]))].sort((a, b) => a - b);
     const tooltip = params => {
       const [lane, start, end, phase, partition, attempt, bytes, items] = params.value;
       return `${lanes[lane]}: <b>${data.phases[phase].name}</b>, partition ${partition}` +
         (attempt >= 0 ? `, attempt ${attempt}` : '') + `<br>${seconds(start)} to ${seconds(end)} (${seconds(end - start)})` +
         (bytes ? `<br>${(bytes / 1e9).toFixed(3)} GB` : '') + (items ? `, ${items} items` : '');
     };
-    chart(`timeline-${index}`, 70 + lanes.length * 16, {
-      title: { text: runName(run), textStyle: { fontSize: 12 } },
+    chart(`timeline-${index}`, 96 + lanes.length * 16, {
+      title: { text: runName(run), left: 4, top: 2, textStyle: { fontSize: 12 } },
+      legend: { top: 24, itemWidth: 12, itemHeight: 10, textStyle: { fontSize: 11 } },
       tooltip: { trigger: 'item', formatter: tooltip },
-      grid: { left: 90, right: 30, top: 28, bottom: 50 },
+      grid: { left: 90, right: 30, top: 54, bottom: 50 },
       xAxis: timeAxis(),
       yAxis: { type: 'category', data: lanes, inverse: true, axisLabel: { fontSize: 10 } },
       dataZoom: timeZoom,
-      series: [{ type: 'custom', renderItem: renderSpan, encode: { x: [1, 2], y: 0 }, data: run.timeline.spans }],
+      series: present.map(phase => ({
+        name: data.phases[phase].name, type: 'custom', renderItem: renderSpan, encode: { x: [1, 2], y: 0 },
+        itemStyle: { color: data.phases[phase].colour }, data: run.timeline.spans.filter(span => span[3] === phase) })),
     }, timeGroup);
   }
 
@@ -197,27 +196,28 @@
       main.append(element('p', { class: 'note' }, 'No sweep table given: run zkpipe sweep over policy.synthesis_threads and policy.pool_slabs and pass it with --sweep.'));
       return;
     }
-    chart('heatmap', 120 + map.slabs.length * 44, {
+    chart('heatmap', 130 + map.slabs.length * 44, {
       tooltip: { trigger: 'item', formatter: params => params.seriesIndex === 0
         ? `${map.threads[params.value[0]]} threads, ${map.slabs[params.value[1]]} slabs: predicted ${params.value[2].toFixed(1)} %`
         : `measured ${params.value[3]}: ${params.value[2].toFixed(1)} %` },
-      grid: { left: 80, right: 30, top: 20, bottom: 70 },
+      grid: { left: 80, right: 30, top: 34, bottom: 80 },
       xAxis: { type: 'category', data: map.threads.map(String), name: 'synthesis threads', nameLocation: 'middle', nameGap: 28 },
       yAxis: { type: 'category', data: map.slabs.map(String), name: 'pool slabs' },
-      visualMap: { min: 0, max: 100, calculable: false, orient: 'horizontal', left: 'center', bottom: 0, itemHeight: 160,
+      visualMap: { min: 0, max: 100, calculable: false, orient: 'horizontal', left: 'center', bottom: 0, itemHeight: 160, itemWidth: 12,
         seriesIndex: 0, inRange: { color: ['#d73027', '#fee08b', '#1a9850'] } },
       series: [
         { type: 'heatmap', data: map.cells, label: { show: true, formatter: params => params.value[2].toFixed(0) } },
-        { type: 'scatter', data: map.measured, symbolSize: 26, itemStyle: { color: 'rgba(0,0,0,0)', borderColor: '#000', borderWidth: 2 },
-          label: { show: true, position: 'bottom', fontSize: 10, formatter: params => `m ${params.value[2].toFixed(0)}` } },
+        { type: 'scatter', z: 10, data: map.measured, symbolSize: 26, itemStyle: { color: 'rgba(0,0,0,0)', borderColor: '#000', borderWidth: 2 },
+          label: { show: true, position: 'left', distance: 8, fontSize: 10, color: '#000', textBorderColor: '#fff', textBorderWidth: 3, fontWeight: 'bold',
+            formatter: params => `measured ${params.value[2].toFixed(1)} %` } },
       ],
     });
   }
 
   summaries();
   comparison();
-  section('Timelines', 'one lane per resource; hover a span for its phase, partition and times; wheel or drag to zoom, all time charts together');
-  phaseLegend();
+  section('Timelines', 'one lane per resource; hover a span for its phase, partition and times; wheel or drag to zoom, ' +
+    'all charts over time together; click a phase to hide it');
   data.runs.forEach(timeline);
   copies();
   gpuBusy();
