@@ -212,6 +212,13 @@ std::string trace_label(const std::filesystem::path& trace) {
   return (folder.empty() ? trace.filename() : folder / trace.filename()).string();
 }
 
+// A trace on the page, named by its source and its file.
+ReportRun report_run(const std::filesystem::path& trace) {
+  trace::Trace spans = trace::read_csv_file(trace);
+  if (spans.empty()) throw std::runtime_error(fmt::format("{}: the trace has no spans: nothing to report", trace.string()));
+  return {fmt::format("{}: {}", trace::source_name(spans.front().source), trace_label(trace)), std::move(spans)};
+}
+
 // The heatmap's measured points: the reported run where its sidecar says how it was staged, and
 // every measured run below `folder` (if given).
 std::vector<MeasuredPoint> measured_points(const std::filesystem::path& trace, const trace::Trace& spans,
@@ -256,13 +263,9 @@ void add_report(CLI::App& app) {
     const std::filesystem::path trace = trace_file(options->trace);
     ReportInputs inputs;
     inputs.title = options->title.empty() ? "zkpipe report: " + trace.string() : options->title;
-    trace::Trace spans = trace::read_csv_file(trace);
-    inputs.measured_points = measured_points(trace, spans, options->sweep_measured);
-    inputs.runs.push_back({fmt::format("{}: {}", trace::source_name(spans.front().source), trace_label(trace)), std::move(spans)});
-    if (!options->simulated.empty()) {
-      const std::filesystem::path path = trace_file(options->simulated);
-      inputs.runs.push_back({"simulated: " + trace_label(path), trace::read_csv_file(path)});
-    }
+    inputs.runs.push_back(report_run(trace));
+    inputs.measured_points = measured_points(trace, inputs.runs.front().spans, options->sweep_measured);
+    if (!options->simulated.empty()) inputs.runs.push_back(report_run(trace_file(options->simulated)));
     if (!options->scenario.empty())
       inputs.runs.push_back({"simulated: " + trace_label(options->scenario), simulate(load_scenario_file(options->scenario).base).spans});
     if (!options->validation.empty()) inputs.validation_markdown = read_validation_file(options->validation);

@@ -108,6 +108,19 @@ TEST(ModelCommands, SweepAndReportWriteTheirFiles) {
   for (const char* part : {"\"heatmap\":{\"cells\"", "\"comparison\":[{", "echarts.init", "Apache"})
     EXPECT_NE(html.str().find(part), std::string::npos) << part;  // the data, the page's script, ECharts inlined
 
+  // The pinned runs below a folder of measured runs are the heatmap's measured points.
+  const std::string measured = (testing::source_dir() / "scenarios/calibration/traces/engine-h200-20261201").string();
+  ::testing::internal::CaptureStdout();
+  ASSERT_EQ(run_zkpipe({"report", measured + "/new-poseidon-merkle-24-pinned", "--sweep", (dir / "sweep.csv").string(),
+                        "--sweep-measured", measured, "-o", (dir / "m.html").string()}),
+            0);
+  ::testing::internal::GetCapturedStdout();
+  std::stringstream measured_html;
+  measured_html << std::ifstream(dir / "m.html").rdbuf();
+  for (const char* run : {"new-dense-22-pinned", "new-poseidon-merkle-22-pinned", "new-poseidon-merkle-24-pinned"})
+    EXPECT_NE(measured_html.str().find(fmt::format("\"{}\"]", run)), std::string::npos) << run;
+  EXPECT_EQ(measured_html.str().find("pageable\"]"), std::string::npos);
+
   ::testing::internal::CaptureStderr();
   EXPECT_EQ(run_zkpipe({"report", (dir / "t.csv").string(), "--chart-library", (dir / "none.js").string(), "-o",
                         (dir / "r2.html").string()}),
