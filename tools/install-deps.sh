@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything zkpipe needs on a fresh Debian machine. Idempotent; safe to run again.
-# Debian packages for the build and tests, snarkjs from npm for the independent verifier.
+# Debian packages for the build and tests; from npm, snarkjs for the independent verifier and
+# ECharts and playwright-core for the report.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -25,5 +26,11 @@ if [ ! -x "$here/tests/interop/node_modules/.bin/snarkjs" ] || [ ! -x "$here/tes
    [ ! -d "$here/tests/interop/node_modules/@noble/curves" ]; then
   echo "install-deps: npm install (snarkjs, @noble/curves, circom2, circomlib) in tests/interop"
   (cd "$here/tests/interop" && npm install --no-audit --no-fund --loglevel=error)
+fi
+# The report's charting library (ECharts, inlined into each page) and its browser check
+# (playwright-core, driving Debian's chromium: no browser download).
+if [ ! -f "$here/tools/report/node_modules/echarts/dist/echarts.min.js" ] || [ ! -d "$here/tools/report/node_modules/playwright-core" ]; then
+  echo "install-deps: npm install (echarts, playwright-core) in tools/report"
+  (cd "$here/tools/report" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-audit --no-fund --loglevel=error)
 fi
 echo "install-deps: done"

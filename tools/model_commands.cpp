@@ -197,22 +197,80 @@ void add_compare(CLI::App& app) {
   }));
 }
 
+// A trace CSV, or a run's folder holding trace.csv.
+std::filesystem::path trace_file(const std::string& path) {
+  const std::filesystem::path given(path);
+  if (!std::filesystem::is_directory(given)) return given;
+  if (!std::filesystem::exists(given / "trace.csv"))
+    throw std::runtime_error(fmt::format("{}: a folder without trace.csv: give a trace CSV or a run's folder", path));
+  return given / "trace.csv";
+}
+
+// A trace's name on the page: its folder and file ("new-poseidon-merkle-24-pinned/trace.csv").
+std::string trace_label(const std::filesystem::path& trace) {
+  const std::filesystem::path folder = trace.parent_path().filename();
+  return (folder.empty() ? trace.filename() : folder / trace.filename()).string();
+}
+
+// A trace on the page, named by its source and its file.
+ReportRun report_run(const std::filesystem::path& trace) {
+  trace::Trace spans = trace::read_csv_file(trace);
+  if (spans.empty()) throw std::runtime_error(fmt::format("{}: the trace has no spans: nothing to report", trace.string()));
+  return {fmt::format("{}: {}", trace::source_name(spans.front().source), trace_label(trace)), std::move(spans)};
+}
+
+// The heatmap's measured points: the reported run where its sidecar says how it was staged, and
+// every measured run below `folder` (if given).
+std::vector<MeasuredPoint> measured_points(const std::filesystem::path& trace, const trace::Trace& spans,
+                                           const std::string& folder) {
+  std::vector<MeasuredPoint> points;
+  const std::filesystem::path sidecar = trace::sidecar_path_for(trace);
+  if (folder.empty() && std::filesystem::exists(sidecar))
+    if (auto point = heatmap_point(trace.parent_path().filename().string(), trace::read_sidecar(sidecar), spans)) points.push_back(*point);
+  if (!folder.empty())
+    for (const MeasuredRun& run : find_measured_runs(folder))
+      if (auto point = heatmap_point(run.name, run.sidecar, trace::read_csv_file(run.trace)); point && !run.stage_alone)
+        points.push_back(*point);
+  return points;
+}
+
 void add_report(CLI::App& app) {
   struct Options {
-    std::string trace, sweep, output = "report.html", title;
+    std::string trace, simulated, scenario, validation, sweep, sweep_measured, output = "report.html", title;
+    std::string chart_library = default_chart_library_path().string();
   };
   auto options = std::make_shared<Options>();
-  CLI::App* command = app.add_subcommand("report", "An HTML report with SVG charts of a trace (and a sweep)");
-  command->add_option("trace", options->trace, "trace CSV (measured or simulated)")->required()->check(CLI::ExistingFile);
-  command->add_option("--sweep", options->sweep, "sweep CSV from zkpipe sweep (for the utilization heatmap)")
+  CLI::App* command = app.add_subcommand(
+      "report", "An HTML report of a trace, or of a measured trace beside its simulation (ECharts, inlined: works offline)");
+  command->add_option("trace", options->trace, "trace CSV or a run's folder (measured or simulated)")->required()
+      ->check(CLI::ExistingPath);
+  auto* simulated = command->add_option("--simulated", options->simulated, "simulated trace CSV (or folder) to put beside it")
+      ->check(CLI::ExistingPath);
+  command->add_option("--scenario", options->scenario, "simulate this scenario (e.g. zkpipe validate's <run>/scenario.toml) to put beside it")
+      ->check(CLI::ExistingFile)->excludes(simulated);
+  command->add_option("--validation", options->validation, "validation.md from zkpipe validate (the validation table)")
       ->check(CLI::ExistingFile);
+  command->add_option("--sweep", options->sweep, "sweep CSV from zkpipe sweep (the utilization heatmap)")->check(CLI::ExistingFile);
+  command->add_option("--sweep-measured", options->sweep_measured,
+                      "mark the measured runs below this folder on the heatmap (default: the reported run)")
+      ->check(CLI::ExistingDirectory);
   command->add_option("-o,--output", options->output, "HTML file to write")->capture_default_str();
   command->add_option("--title", options->title, "page title (default: the trace file name)");
+  command->add_option("--chart-library", options->chart_library, "ECharts' echarts.min.js, inlined into the page")
+      ->capture_default_str();
   command->callback(guarded("report", [options] {
-    std::optional<SweepTable> sweep;
-    if (!options->sweep.empty()) sweep = read_sweep_csv(options->sweep);
-    const std::string title = options->title.empty() ? "zkpipe report: " + options->trace : options->title;
-    zk::write_text_atomically(options->output, render_report(title, trace::read_csv_file(options->trace), sweep));
+    const std::string chart_library = read_chart_library(options->chart_library);
+    const std::filesystem::path trace = trace_file(options->trace);
+    ReportInputs inputs;
+    inputs.title = options->title.empty() ? "zkpipe report: " + trace.string() : options->title;
+    inputs.runs.push_back(report_run(trace));
+    inputs.measured_points = measured_points(trace, inputs.runs.front().spans, options->sweep_measured);
+    if (!options->simulated.empty()) inputs.runs.push_back(report_run(trace_file(options->simulated)));
+    if (!options->scenario.empty())
+      inputs.runs.push_back({"simulated: " + trace_label(options->scenario), simulate(load_scenario_file(options->scenario).base).spans});
+    if (!options->validation.empty()) inputs.validation_markdown = read_validation_file(options->validation);
+    if (!options->sweep.empty()) inputs.sweep = read_sweep_csv(options->sweep);
+    zk::write_text_atomically(options->output, render_report(inputs, chart_library));
     std::cout << fmt::format("report written to {}\n", options->output);
   }));
 }

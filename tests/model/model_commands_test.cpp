@@ -96,8 +96,8 @@ TEST(ModelCommands, SweepAndReportWriteTheirFiles) {
   ::testing::internal::CaptureStderr();
   ASSERT_EQ(run_zkpipe({"sweep", (dir / "s.toml").string(), "-j", "2", "-o", (dir / "sweep.csv").string()}), 0);
   ASSERT_EQ(run_zkpipe({"simulate", (dir / "s.toml").string(), "-o", (dir / "t.csv").string()}), 0);
-  ASSERT_EQ(run_zkpipe({"report", (dir / "t.csv").string(), "--sweep", (dir / "sweep.csv").string(), "-o",
-                        (dir / "r.html").string()}),
+  ASSERT_EQ(run_zkpipe({"report", (dir / "t.csv").string(), "--sweep", (dir / "sweep.csv").string(), "--scenario",
+                        (dir / "s.toml").string(), "-o", (dir / "r.html").string()}),
             0);
   const std::string output = ::testing::internal::GetCapturedStdout();
   const std::string progress = ::testing::internal::GetCapturedStderr();
@@ -105,7 +105,29 @@ TEST(ModelCommands, SweepAndReportWriteTheirFiles) {
   EXPECT_NE(output.find("gpu_utilization"), std::string::npos) << output;
   std::stringstream html;
   html << std::ifstream(dir / "r.html").rdbuf();
-  EXPECT_NE(html.str().find("id=\"heatmap\""), std::string::npos);
+  for (const char* part : {"\"heatmap\":{\"cells\"", "\"comparison\":[{", "echarts.init", "Apache"})
+    EXPECT_NE(html.str().find(part), std::string::npos) << part;  // the data, the page's script, ECharts inlined
+
+  // The pinned runs below a folder of measured runs are the heatmap's measured points.
+  const std::string measured = (testing::source_dir() / "scenarios/calibration/traces/engine-h200-20261201").string();
+  ::testing::internal::CaptureStdout();
+  ASSERT_EQ(run_zkpipe({"report", measured + "/new-poseidon-merkle-24-pinned", "--sweep", (dir / "sweep.csv").string(),
+                        "--sweep-measured", measured, "-o", (dir / "m.html").string()}),
+            0);
+  ::testing::internal::GetCapturedStdout();
+  std::stringstream measured_html;
+  measured_html << std::ifstream(dir / "m.html").rdbuf();
+  for (const char* run : {"new-dense-22-pinned", "new-poseidon-merkle-22-pinned", "new-poseidon-merkle-24-pinned"})
+    EXPECT_NE(measured_html.str().find(fmt::format("\"{}\"]", run)), std::string::npos) << run;
+  EXPECT_EQ(measured_html.str().find("pageable\"]"), std::string::npos);
+
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(run_zkpipe({"report", (dir / "t.csv").string(), "--chart-library", (dir / "none.js").string(), "-o",
+                        (dir / "r2.html").string()}),
+            1);
+  const std::string error = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(error.find("zkpipe report: the charting library"), std::string::npos) << error;
+  EXPECT_FALSE(std::filesystem::exists(dir / "r2.html"));
 }
 
 TEST(ModelCommands, ValidateCalibratesOnSomeShippedRunsAndTabulatesTheOthers) {
