@@ -84,7 +84,9 @@ class Assembler {
   Disposition on_gpu_start(const TimelineRecord& record, Partition& partition, std::uint32_t worker);
   Disposition in_section(const std::function<void(GpuCall&)>& set, bool closes = false);
   Partition& partition_of(const std::string& job_id, std::int64_t cuzk_partition);
-  static std::optional<std::size_t> pop(std::deque<std::size_t>& queue);
+  // The call at the queue's front, taken: unattributed when the queue is empty.
+  Disposition from_queue(std::deque<std::size_t>& queue, const std::function<void(std::size_t)>& take);
+  void open_section(std::size_t call, std::int64_t pre_lock_ms, std::int64_t mutex_wait_ms);
 
   WorkerPlace place_of(std::uint32_t worker) const;
   std::vector<std::uint32_t> synthesis_lanes() const;
@@ -114,11 +116,21 @@ Partition& Assembler::partition_of(const std::string& job_id, std::int64_t cuzk_
   return partitions_[found->second];
 }
 
-std::optional<std::size_t> Assembler::pop(std::deque<std::size_t>& queue) {
-  if (queue.empty()) return std::nullopt;
-  const std::size_t front = queue.front();
+Disposition Assembler::from_queue(std::deque<std::size_t>& queue, const std::function<void(std::size_t)>& take) {
+  if (queue.empty()) return Disposition::unattributed;  // a line of a call whose GPU_START the logs lack
+  const std::size_t call = queue.front();
   queue.pop_front();
-  return front;
+  take(call);
+  return Disposition::used;
+}
+
+void Assembler::open_section(std::size_t call, std::int64_t pre_lock_ms, std::int64_t mutex_wait_ms) {
+  calls_[call].pre_lock_ms = pre_lock_ms;
+  calls_[call].mutex_wait_ms = mutex_wait_ms;
+  open_sections_.push_back(call);
+  section_order_.push_back(call);
+  if (open_sections_.size() > 1)
+    for (std::size_t open : open_sections_) calls_[open].section_overlapped = true;
 }
 
 Disposition Assembler::on(const TimelineRecord& record) {
@@ -179,37 +191,22 @@ Disposition Assembler::on(const KernelTimingRecord& record) {
   auto both = [&](const char* a, const char* b) { return value_of(v, a) && value_of(v, b); };
   if (v.contains("split_vectors_ms")) {
     if (!both("split_vectors_ms", "setup_to_split_ms")) return Disposition::malformed;
-    const auto call = pop(awaiting_split_);
-    if (!call) return Disposition::unattributed;
-    calls_[*call].setup_to_split_ms = v.at("setup_to_split_ms");
-    awaiting_lock_.push_back(*call);
-    awaiting_prep_.push_back(*call);
-    return Disposition::used;
+    return from_queue(awaiting_split_, [&](std::size_t call) {
+      calls_[call].setup_to_split_ms = v.at("setup_to_split_ms");
+      awaiting_lock_.push_back(call);
+      awaiting_prep_.push_back(call);
+    });
   }
-  if (v.contains("prep_msm_ms")) {
-    const auto call = pop(awaiting_prep_);
-    if (!call) return Disposition::unattributed;
-    calls_[*call].prep_msm_ms = v.at("prep_msm_ms");
-    awaiting_b_g2_.push_back(*call);
-    return Disposition::used;
-  }
-  if (v.contains("b_g2_msm_ms")) {
-    const auto call = pop(awaiting_b_g2_);
-    if (!call) return Disposition::unattributed;
-    calls_[*call].b_g2_ms = v.at("b_g2_msm_ms");
-    return Disposition::used;
-  }
+  if (v.contains("prep_msm_ms"))
+    return from_queue(awaiting_prep_, [&](std::size_t call) {
+      calls_[call].prep_msm_ms = v.at("prep_msm_ms");
+      awaiting_b_g2_.push_back(call);
+    });
+  if (v.contains("b_g2_msm_ms"))
+    return from_queue(awaiting_b_g2_, [&](std::size_t call) { calls_[call].b_g2_ms = v.at("b_g2_msm_ms"); });
   if (v.contains("pre_lock_cpu_ms") || v.contains("mutex_wait_ms")) {
     if (!both("pre_lock_cpu_ms", "mutex_wait_ms")) return Disposition::malformed;
-    const auto call = pop(awaiting_lock_);
-    if (!call) return Disposition::unattributed;
-    calls_[*call].pre_lock_ms = v.at("pre_lock_cpu_ms");
-    calls_[*call].mutex_wait_ms = v.at("mutex_wait_ms");
-    open_sections_.push_back(*call);
-    section_order_.push_back(*call);
-    if (open_sections_.size() > 1)
-      for (std::size_t open : open_sections_) calls_[open].section_overlapped = true;
-    return Disposition::used;
+    return from_queue(awaiting_lock_, [&](std::size_t call) { open_section(call, v.at("pre_lock_cpu_ms"), v.at("mutex_wait_ms")); });
   }
   if (v.contains("ntt_msm_h_ms")) return in_section([&](GpuCall& call) { call.ntt_msm_h_ms = v.at("ntt_msm_h_ms"); });
   if (v.contains("barrier_wait_ms")) return in_section([&](GpuCall& call) { call.barrier_ms = v.at("barrier_wait_ms"); });
@@ -474,13 +471,8 @@ ImportResult import_texts(const std::vector<std::string_view>& logs, const Impor
 std::string format_import_summary(const ImportResult& result) {
   const LineCounts& l = result.lines;
   const ImportStats& s = result.stats;
-  std::string text = fmt::format(
-      "import cuzk: {} lines read: {} used, {} informational (cuzk lines with no zkpipe phase), {} unattributed, {} "
-      "malformed, {} torn pieces dropped ({} torn TIMELINE lines rejoined), {} partial (a log's cut-off last line), {} "
-      "not cuzk's\n",
-      l.read, l.used, l.informational, l.unattributed, l.malformed, l.torn_dropped, l.torn_rejoined, l.partial, l.other);
-  text += fmt::format("import cuzk: {} partitions of {} jobs; {} GPU calls, {} with their kernel phases\n", s.partitions,
-                      s.jobs, s.gpu_calls, s.calls_with_kernels);
+  std::string text = fmt::format("import cuzk: {} partitions of {} jobs; {} GPU calls, {} with their kernel phases\n", s.partitions,
+                                 s.jobs, s.gpu_calls, s.calls_with_kernels);
   for (const auto& [reason, calls] : s.calls_without_kernels)
     text += fmt::format("import cuzk: {} calls without kernel spans: {}\n", calls, reason);
   text += fmt::format(
@@ -495,7 +487,13 @@ std::string format_import_summary(const ImportResult& result) {
   if (!s.constraints_note.empty()) text += fmt::format("import cuzk: synthesis spans carry no constraints: {}\n", s.constraints_note);
   if (s.workers_unannounced > 0)
     text += fmt::format("import cuzk: {} workers had no 'pipeline GPU worker started' line: put on gpu0\n", s.workers_unannounced);
-  return text + trace::format_summary(trace::summarize(result.spans));
+  text += trace::format_summary(trace::summarize(result.spans));
+  return text + fmt::format(
+                    "import cuzk: {} lines read: {} used, {} informational (cuzk lines with no zkpipe phase), {} "
+                    "unattributed, {} malformed, {} torn pieces dropped ({} torn TIMELINE lines rejoined), {} partial (a "
+                    "log's cut-off last line), {} not cuzk's\n",
+                    l.read, l.used, l.informational, l.unattributed, l.malformed, l.torn_dropped, l.torn_rejoined,
+                    l.partial, l.other);
 }
 
 void write_import(const std::filesystem::path& dir, const ImportResult& result) {

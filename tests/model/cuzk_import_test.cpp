@@ -6,12 +6,11 @@
 #include <fstream>
 #include <sstream>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "cuzk_import.hpp"
-#include "model_commands.hpp"
+#include "run_zkpipe.hpp"
 #include "test_support.hpp"
 #include "trace/invariants.hpp"
 #include "trace/summary.hpp"
@@ -324,20 +323,7 @@ TEST(CuzkImport, TwoInterleavedWorkersFromOneMergedLogOrFromStderrAndAColouredSt
   EXPECT_GT(merged.stats.timeline_gpu_utilization, merged.stats.kernel_gpu_utilization);
 }
 
-// Runs `zkpipe ARGS...` with the model's commands (import among them); returns the exit code.
-int run_zkpipe(std::vector<std::string> args) {
-  CLI::App app{"zkpipe"};
-  app.require_subcommand(1);
-  tools::add_model_commands(app);
-  std::vector<const char*> argv{"zkpipe"};
-  for (const std::string& arg : args) argv.push_back(arg.c_str());
-  try {
-    app.parse(int(argv.size()), const_cast<char**>(argv.data()));
-  } catch (const CLI::ParseError& error) {
-    return app.exit(error);
-  }
-  return 0;
-}
+using testing::run_zkpipe;
 
 double toml_number(const std::string& text, const std::string& table, const std::string& key) {
   const std::size_t at = text.find(fmt::format("{} = ", key), text.find(fmt::format("[{}]", table)));
