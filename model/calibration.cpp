@@ -111,7 +111,7 @@ void add_assembly_evidence(const trace::Trace& spans, AssemblyEvidence& evidence
   std::map<std::pair<std::string, std::uint32_t>, std::string> gpu_of_partition;
   std::map<std::string, std::vector<std::pair<double, std::uint32_t>>> kernel_starts;  // gpu -> (start, partition)
   for (const trace::Span& span : spans)
-    if (trace::is_gpu_compute(span.phase)) {
+    if (trace::is_gpu_kernel(span)) {
       const std::string gpu = span.run + "/" + trace::gpu_of_resource(span.resource);
       gpu_of_partition[{span.run, span.partition}] = gpu;
       kernel_starts[gpu].emplace_back(span.start_s, span.partition);
@@ -215,7 +215,7 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
       if (span.phase == trace::Phase::synth) synth_by_run[span.run].push_back(&span);
     for (const trace::Span& span : spans) {
       const auto& synth_spans = synth_by_run[span.run];
-      if (trace::is_gpu_compute(span.phase)) {
+      if (trace::is_gpu_kernel(span)) {
         phase_points[span.phase].first.push_back(double(span.items) / 1e6);
         phase_points[span.phase].second.push_back(span.duration_s());
       } else if (span.phase == trace::Phase::synth && span.items > 0) {

@@ -240,11 +240,6 @@ Calibration read_calibration(TableReader& root, double link_gbps) {
   return calibration;
 }
 
-double pcie_generation_gbps(std::uint64_t generation) {
-  // x16 host-to-device; Gen5 is the H200 host's measured 55.3 GB/s, each older generation half.
-  return 55.3 / std::pow(2.0, double(5 - std::int64_t(generation)));
-}
-
 Scenario read_scenario(const toml::table& table, const std::string& origin, const SourceMap& sources) {
   Scenario scenario;
   scenario.table = table;
@@ -396,6 +391,11 @@ std::vector<toml::array> sweep_values(TableReader& sweep) {
 }
 
 }  // namespace
+
+double pcie_generation_gbps(std::uint64_t generation) {
+  // x16 host-to-device; Gen5 is the H200 host's measured 55.3 GB/s, each older generation half.
+  return 55.3 / std::pow(2.0, double(5 - std::int64_t(generation)));
+}
 
 LoadedScenario parse_scenario_text(std::string_view text, const std::string& origin,
                                    const std::filesystem::path& directory) {

@@ -176,4 +176,8 @@ LoadedScenario parse_scenario_text(std::string_view text, const std::string& ori
 // The scenario with `key = value_toml` set (e.g. "policy.staging", "\"pageable\""), re-validated.
 Scenario with_setting(const Scenario& scenario, const std::string& key, const std::string& value_toml);
 
+// A PCIe x16 generation's host-to-device rate (hardware.pcie_generation): Gen5 55.3 GB/s, measured
+// on the H200 host, each older generation half.
+double pcie_generation_gbps(std::uint64_t generation);
+
 }  // namespace zkpipe::model

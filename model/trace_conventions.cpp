@@ -32,7 +32,7 @@ std::map<PartitionKey, std::uint64_t> constraints_by_partition(const trace::Trac
 std::vector<Attempt> gpu_attempts(const trace::Trace& spans) {
   std::map<std::pair<PartitionKey, std::string>, std::vector<std::size_t>> by_worker;
   for (std::size_t i = 0; i < spans.size(); ++i)
-    if (trace::is_gpu_compute(spans[i].phase)) by_worker[{{spans[i].run, spans[i].partition}, spans[i].resource}].push_back(i);
+    if (trace::is_gpu_kernel(spans[i])) by_worker[{{spans[i].run, spans[i].partition}, spans[i].resource}].push_back(i);
   std::vector<Attempt> attempts;
   for (auto& [key, indices] : by_worker) {
     std::ranges::stable_sort(indices, {}, [&](std::size_t i) { return spans[i].start_s; });
@@ -64,7 +64,7 @@ trace::Trace in_model_convention(const trace::Trace& measured) {
   trace::Trace converted;
   converted.reserve(measured.size());
   for (const trace::Span& span : measured)
-    if (!trace::is_gpu_compute(span.phase)) converted.push_back(span);
+    if (!trace::is_gpu_kernel(span)) converted.push_back(span);
   for (const Attempt& attempt : gpu_attempts(measured)) {
     const trace::Span& first = measured[attempt.spans.front()];
     const auto size = constraints.find({first.run, first.partition});

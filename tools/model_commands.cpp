@@ -12,6 +12,8 @@
 #include "calibration.hpp"
 #include "engine/circom/circom_job.hpp"
 #include "engine/util/atomic_file.hpp"
+#include "guarded_command.hpp"
+#include "import_command.hpp"
 #include "compare.hpp"
 #include "report.hpp"
 #include "scenario.hpp"
@@ -29,19 +31,6 @@ namespace zkpipe::tools {
 namespace {
 
 using namespace zkpipe::model;
-
-// Runs a command body; any error becomes one line on stderr and exit code 1.
-template <typename Body>
-std::function<void()> guarded(std::string command, Body body) {
-  return [command = std::move(command), body = std::move(body)] {
-    try {
-      body();
-    } catch (const std::exception& error) {
-      std::cerr << fmt::format("zkpipe {}: {}\n", command, error.what());
-      throw CLI::RuntimeError(1);
-    }
-  };
-}
 
 Scenario scenario_with_settings(const std::string& path, const std::vector<std::string>& settings,
                                 std::optional<std::uint64_t> seed) {
@@ -323,6 +312,7 @@ void add_model_commands(CLI::App& app) {
   add_compare(app);
   add_report(app);
   add_validate(app);
+  add_import_command(app);
 }
 
 }  // namespace zkpipe::tools

@@ -5,6 +5,7 @@
 //   compare MEASURED SIMULATED   error per summary metric
 //   report TRACE        an HTML page with SVG charts
 //   validate --traces DIR   calibrate on some measured runs, predict the rest, table of errors
+//   import cuzk LOG... -o DIR   a cuzk daemon's logs as a measured trace (tools/import_command.hpp)
 // A failing command prints one line "zkpipe <command>: <what went wrong>" to stderr and exits 1
 // (it throws CLI::RuntimeError(1), which CLI11's app.exit turns into the exit code).
 #pragma once

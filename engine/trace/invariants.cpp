@@ -120,7 +120,7 @@ class Checker {
   void check_gpu_compute(std::span<const Span> spans) {
     std::map<std::string, std::vector<const Span*>> by_gpu;
     for (const Span& span : spans)
-      if (is_gpu_compute(span.phase)) by_gpu[gpu_of_resource(span.resource)].push_back(&span);
+      if (is_gpu_kernel(span)) by_gpu[gpu_of_resource(span.resource)].push_back(&span);
     for (auto& [gpu, compute] : by_gpu) {
       std::ranges::sort(compute, {}, &Span::start_s);
       const Span* latest = nullptr;

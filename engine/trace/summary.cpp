@@ -45,10 +45,7 @@ TraceSummary summarize(std::span<const Span> spans) {
     first_s = std::min(first_s, span.start_s);
     last_s = std::max(last_s, span.end_s);
     durations[span.phase].push_back(span.duration_s());
-    if (is_gpu_compute(span.phase)) {
-      const std::string gpu = gpu_of_resource(span.resource);
-      if (!gpu.empty()) compute_by_gpu[gpu].emplace_back(span.start_s, span.end_s);
-    }
+    if (is_gpu_kernel(span)) compute_by_gpu[gpu_of_resource(span.resource)].emplace_back(span.start_s, span.end_s);
     switch (span.phase) {
       case Phase::h2d:
         if (span.items == 0) break;  // not a/b/c: SRS bases, or a copy that moved nothing

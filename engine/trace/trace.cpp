@@ -51,4 +51,6 @@ std::string gpu_of_resource(std::string_view resource) {
   return std::string(resource.substr(0, resource.find(':')));
 }
 
+bool is_gpu_kernel(const Span& span) { return is_gpu_compute(span.phase) && span.resource.starts_with("gpu"); }
+
 }  // namespace zkpipe::trace

@@ -23,7 +23,8 @@ inline constexpr Phase all_phases[] = {
     Phase::synth, Phase::wait_budget, Phase::wait_pool, Phase::h2d, Phase::ntt,
     Phase::msm_h, Phase::msm_l, Phase::msm_a, Phase::msm_b1, Phase::msm_b2,
     Phase::batch_add, Phase::tail_msm, Phase::d2h, Phase::assemble, Phase::verify, Phase::witness_split};
-// The phases that keep a GPU's compute units busy (they count toward GPU utilization).
+// The phases that keep a GPU's compute units busy (they count toward GPU utilization) when they
+// run on a GPU's resource.
 inline constexpr Phase gpu_compute_phases[] = {
     Phase::ntt, Phase::msm_h, Phase::msm_l, Phase::msm_a, Phase::msm_b1, Phase::msm_b2,
     Phase::batch_add, Phase::tail_msm};
@@ -58,5 +59,10 @@ using Trace = std::vector<Span>;
 
 // "gpu0:w1" -> "gpu0"; "" when the resource does not start with "gpu".
 std::string gpu_of_resource(std::string_view resource);
+
+// A GPU compute phase on a GPU's resource: what keeps a GPU busy. A GPU phase traced on a host
+// resource (cuzk's B G2 MSM, which supraseal computes on the CPU: msm_b2 on "cpu:gpu0w1") is host
+// work: no GPU's utilization, no kernel cost to calibrate.
+bool is_gpu_kernel(const Span& span);
 
 }  // namespace zkpipe::trace

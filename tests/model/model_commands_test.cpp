@@ -5,12 +5,11 @@
 #include <fstream>
 #include <sstream>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "compare.hpp"
-#include "model_commands.hpp"
+#include "run_zkpipe.hpp"
 #include "test_support.hpp"
 #include "trace/summary.hpp"
 #include "trace/trace_csv.hpp"
@@ -18,20 +17,7 @@
 namespace zkpipe::model {
 namespace {
 
-// Runs `zkpipe ARGS...` with the model's commands; returns the exit code.
-int run_zkpipe(std::vector<std::string> args) {
-  CLI::App app{"zkpipe"};
-  app.require_subcommand(1);
-  tools::add_model_commands(app);
-  std::vector<const char*> argv{"zkpipe"};
-  for (const std::string& arg : args) argv.push_back(arg.c_str());
-  try {
-    app.parse(int(argv.size()), const_cast<char**>(argv.data()));
-  } catch (const CLI::ParseError& error) {
-    return app.exit(error);
-  }
-  return 0;
-}
+using testing::run_zkpipe;
 
 std::string costs_removed(std::string text) { return text.substr(0, text.find("[h2d.pinned]")); }
 
