@@ -119,16 +119,15 @@ class TableReader {
     return std::uint64_t(value);
   }
 
-  std::string choice(std::string_view key, std::string fallback,
-                     std::initializer_list<std::string_view> allowed) {
+  // One of an enum's names (engine/util/enum_names.hpp), as its value.
+  template <typename Enum, std::size_t N>
+  Enum choice(std::string_view key, Enum fallback, const zk::EnumNames<Enum, N>& names) {
     const toml::node* node = find(key);
     if (!node) return fallback;
     const auto value = node->value<std::string>();
-    std::string listed;
-    for (std::string_view option : allowed) listed += fmt::format("{}\"{}\"", listed.empty() ? "" : ", ", option);
-    if (!value || std::find(allowed.begin(), allowed.end(), *value) == allowed.end())
-      fail(key, fmt::format("expected one of {}", listed));
-    return *value;
+    const std::optional<Enum> chosen = value ? zk::value_of(names, *value) : std::nullopt;
+    if (!chosen) fail(key, fmt::format("expected one of {}", zk::joined_names(names, ", ", "\"")));
+    return *chosen;
   }
 
   bool boolean(std::string_view key, bool fallback) {
@@ -285,13 +284,12 @@ Scenario read_scenario(const toml::table& table, const std::string& origin, cons
   knobs.synthesis_core_share = policy_table.choice("synthesis_core_share", "synthesizing", {"synthesizing", "threads"}) == "threads"
                                    ? SynthesisCoreShare::threads : SynthesisCoreShare::synthesizing;
   knobs.partitions_in_flight = std::uint32_t(policy_table.integer("partitions_in_flight", 4, 1, 100'000));
-  knobs.staging = *policy::parse_staging(policy_table.choice("staging", "pinned", {"pinned", "pageable"}));
+  knobs.staging = policy_table.choice("staging", policy::Staging::pinned, policy::staging_names);
   knobs.pool_slabs = std::uint32_t(policy_table.integer("pool_slabs", 4, 0, 4096));
-  knobs.pool_layout = *policy::parse_pool_layout(policy_table.choice("pool_layout", "per-host", {"per-host", "per-gpu"}));
+  knobs.pool_layout = policy_table.choice("pool_layout", policy::PoolLayout::per_host, policy::pool_layout_names);
   knobs.host_budget_bytes = std::uint64_t(policy_table.number("host_budget_gib", 64, 0.001, 1e6) * gib);
   knobs.workers_per_gpu = std::uint32_t(policy_table.integer("workers_per_gpu", 2, 1, 64));
-  knobs.srs_residency = policy_table.choice("srs_residency", "device", {"device", "pinned-host"}) == "device"
-                            ? SrsResidency::device : SrsResidency::pinned_host;
+  knobs.srs_residency = policy_table.choice("srs_residency", SrsResidency::device, srs_residency_names);
   knobs.retry_limit = std::uint32_t(policy_table.integer("retry_limit", 2, 0, 100));
   policy_table.reject_unknown_keys();
 

@@ -115,7 +115,10 @@ struct Workload {
   std::uint64_t partition_host_bytes() const { return constraints_per_partition * bytes_per_constraint; }
 };
 
+// The engine's `--srs-residency` (zk::pipeline::SrsResidency), as a scenario sets it.
 enum class SrsResidency { device, pinned_host };
+inline constexpr zk::EnumNames<SrsResidency, 2> srs_residency_names{
+    {{"device", SrsResidency::device}, {"pinned-host", SrsResidency::pinned_host}}};
 
 struct PolicyKnobs {
   std::uint32_t synthesis_threads = 8;

@@ -1,6 +1,7 @@
 #include "sweep.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -60,24 +61,51 @@ SweepTable run_sweep(const std::vector<SweepPoint>& points, std::size_t parallel
   return table;
 }
 
+namespace {
+
+// `value` to three significant figures, in fixed notation: 1.85, 32.6, 541, 0.0012.
+std::string three_figures(double value) {
+  if (value == 0 || !std::isfinite(value)) return fmt::format("{}", value);
+  const int decimals = std::clamp(2 - int(std::floor(std::log10(std::abs(value)))), 0, 9);
+  return fmt::format("{:.{}f}", value, decimals);
+}
+
+// A metric's CSV cell as the text table shows it, rounded and with its unit, read from the
+// metric's name: *utilization in %, *_gbps in GB/s, *_per_s per second, *_s in seconds; counts
+// as they are.
+std::string shown_metric(const std::string& metric, const std::string& cell) {
+  const double value = std::stod(cell);
+  if (metric.ends_with("utilization")) return fmt::format("{:.1f} %", 100 * value);
+  if (metric.ends_with("_gbps")) return three_figures(value) + " GB/s";
+  if (metric.ends_with("_per_s")) return three_figures(value) + "/s";
+  if (metric.ends_with("_s")) return three_figures(value) + " s";
+  return cell;
+}
+
+}  // namespace
+
 std::string format_sweep_table(const SweepTable& table, const std::vector<std::string>& metrics) {
+  const std::size_t swept = table.columns.size() - sweep_metric_names().size();
   std::vector<std::size_t> shown;
-  for (std::size_t i = 0; i < table.columns.size() - sweep_metric_names().size(); ++i) shown.push_back(i);
+  for (std::size_t i = 0; i < swept; ++i) shown.push_back(i);
   for (const std::string& metric : metrics) shown.push_back(table.column(metric));
-  std::vector<std::size_t> widths;
-  for (std::size_t column : shown) {
-    std::size_t width = table.columns[column].size();
-    for (const auto& row : table.rows) width = std::max(width, row[column].size());
-    widths.push_back(width);
+  std::vector<std::vector<std::string>> lines = {{}};  // the heading, then one line per point
+  for (std::size_t column : shown) lines.front().push_back(table.columns[column]);
+  for (const auto& row : table.rows) {
+    std::vector<std::string>& cells = lines.emplace_back();
+    for (std::size_t column : shown)
+      cells.push_back(column < swept ? row[column] : shown_metric(table.columns[column], row[column]));
   }
-  auto line = [&](auto&& cell) {
-    std::string text;
-    for (std::size_t i = 0; i < shown.size(); ++i) text += fmt::format("{}{:<{}}", i ? "  " : "", cell(shown[i]), widths[i]);
-    text.erase(text.find_last_not_of(' ') + 1);
-    return text + "\n";
-  };
-  std::string text = line([&](std::size_t column) { return table.columns[column]; });
-  for (const auto& row : table.rows) text += line([&](std::size_t column) { return row[column]; });
+  std::vector<std::size_t> widths(shown.size(), 0);
+  for (const auto& cells : lines)
+    for (std::size_t i = 0; i < cells.size(); ++i) widths[i] = std::max(widths[i], cells[i].size());
+  std::string text;
+  for (const auto& cells : lines) {
+    std::string line;
+    for (std::size_t i = 0; i < cells.size(); ++i) line += fmt::format("{}{:<{}}", i ? "  " : "", cells[i], widths[i]);
+    line.erase(line.find_last_not_of(' ') + 1);
+    text += line + "\n";
+  }
   return text;
 }
 

@@ -25,7 +25,9 @@ const std::vector<std::string>& sweep_metric_names();
 
 SweepTable run_sweep(const std::vector<SweepPoint>& points, std::size_t parallel, const ChildProgress& progress = {});
 void write_sweep_csv(const std::filesystem::path& path, const SweepTable& table);
-// An aligned text table of the swept columns and the given metric columns.
+// An aligned text table of the swept columns and the given metric columns, each figure rounded
+// to three significant figures with its unit (52.1 %, 1.85/s, 3.39 GB/s, 0.05 s); the CSV keeps
+// the exact values.
 std::string format_sweep_table(const SweepTable& table, const std::vector<std::string>& metrics);
 SweepTable read_sweep_csv(const std::filesystem::path& path);
 

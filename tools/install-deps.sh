@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs everything zkpipe needs on a fresh Debian machine. Idempotent; safe to run again.
-# Debian packages for the build and tests; from npm, snarkjs for the independent verifier and
-# ECharts and playwright-core for the report.
+# Debian packages for the build, tests and the Debian package (help2man: its man pages); from npm,
+# snarkjs for the independent verifier and ECharts and playwright-core for the report.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
 packages=(build-essential cmake pkg-config libsimgrid-dev libeigen3-dev libgtest-dev
           librapidcheck-dev libfccp-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev
-          libfmt-dev libbenchmark-dev chromium clang-14 libclang-rt-14-dev)
+          libfmt-dev libbenchmark-dev chromium clang-14 libclang-rt-14-dev help2man)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "calibration.hpp"
 #include "engine/circom/circom_job.hpp"
@@ -102,7 +103,7 @@ void add_sweep(CLI::App& app) {
   CLI::App* command = app.add_subcommand("sweep", "Simulate every point of a scenario's [sweep], one process per point");
   command->add_option("scenario", options->scenario, "scenario TOML file with a [sweep] table")->required()->check(CLI::ExistingFile);
   command->add_option("-o,--output", options->output, "results CSV")->capture_default_str();
-  command->add_option("-j,--jobs", options->parallel, "simulations in parallel (default: cores)")->capture_default_str()->check(CLI::Range(1, 4096));
+  command->add_option("-j,--jobs", options->parallel, "simulations in parallel (default: cores)")->check(CLI::Range(1, 4096));
   command->callback(guarded("sweep", [options] {
     const LoadedScenario loaded = load_scenario_file(options->scenario);
     const auto started = std::chrono::steady_clock::now();
@@ -148,7 +149,7 @@ void add_calibrate(CLI::App& app) {
     std::vector<H2dBenchmarkRow> benchmark;
     if (!options->traces.empty()) {
       merge_fit(fit, fit_traces({options->traces.begin(), options->traces.end()}));
-      provenance += fmt::format("{} trace(s) ", options->traces.size());
+      provenance += fmt::format("traces {} ", fmt::join(options->traces, ", "));
     }
     if (!options->h2d_benchmark.empty()) {
       benchmark = read_h2d_benchmark(options->h2d_benchmark);
@@ -288,7 +289,7 @@ void add_validate(CLI::App& app) {
                       "calibration runs cannot show)")->check(CLI::ExistingFile);
   command->add_option("-o,--output", options->output, "folder for calibrations, scenarios, simulated traces and validation.md")
       ->capture_default_str();
-  command->add_option("-j,--jobs", options->parallel, "simulations in parallel (default: cores)")->capture_default_str()
+  command->add_option("-j,--jobs", options->parallel, "simulations in parallel (default: cores)")
       ->check(CLI::Range(1, 4096));
   command->add_option("--seeds", options->seeds,
                       "simulations per held-out point, seeds 1..N (each draws its synthesis times); the table shows "

@@ -30,9 +30,7 @@ void add_soak_command(CLI::App& app) {
                       "cases over the engine properties (each proves a job on the fake device), where built")
       ->capture_default_str();
   command->add_option("--seed", options->seed, "seed of the first chunk (chunk i uses seed + i)")->capture_default_str();
-  command->add_option("-j,--jobs", options->jobs, "processes in parallel (default: cores)")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 4096));
+  command->add_option("-j,--jobs", options->jobs, "processes in parallel (default: cores)")->check(CLI::Range(1, 4096));
   command->add_option("--property", options->property_ids, "only these properties, e.g. PolicyProperties/NoDeadlock");
   command->callback([options] {
     properties::SoakReport report;

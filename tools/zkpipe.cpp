@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <map>
 #include <numeric>
 #include <optional>
 
@@ -20,6 +19,7 @@
 #include "engine/groth16/verifier.hpp"
 #include "engine/pipeline/engine.hpp"
 #include "engine/r1cs/r1cs.hpp"
+#include "engine/util/enum_names.hpp"
 #include "engine/util/error.hpp"
 #include "engine/util/machine.hpp"
 #include "kernels/util/parallel.hpp"
@@ -272,15 +272,40 @@ int run_verify(const VerifyOptions& o) {
   return 0;
 }
 
+// A transform from one of an enum's names (engine/util/enum_names.hpp) to its value, as CLI11
+// reads an enum (its underlying integer); the option's help shows the names ("pinned|pageable"),
+// and an unknown name is refused with them.
+template <typename Enum, std::size_t N>
+CLI::Validator enum_names_transform(const EnumNames<Enum, N>& names) {
+  return CLI::Validator(
+      [names](std::string& input) {
+        const std::optional<Enum> value = value_of(names, input);
+        if (!value) return fmt::format("'{}' is not one of {}", input, joined_names(names, ", "));
+        input = std::to_string(static_cast<std::underlying_type_t<Enum>>(*value));
+        return std::string();
+      },
+      "");
+}
+
+// An option taking one of an enum's names; `target` is the enum or an optional of it.
+template <typename Target, typename Enum, std::size_t N>
+CLI::Option* add_enum_option(CLI::App* command, std::string name, Target& target, const EnumNames<Enum, N>& names,
+                             std::string description) {
+  return command->add_option(std::move(name), target, std::move(description))
+      ->transform(enum_names_transform(names))
+      ->type_name(joined_names(names, "|"));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"zkpipe: Groth16 over BLS12-381 on CPU and GPU, a SimGrid model of the proving "
                "pipeline, and property tests of its invariants"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "zkpipe " ZKPIPE_VERSION);
   size_t threads = worker_threads();
-  app.add_option("--threads", threads, "CPU worker threads for NTT, MSM and setup")
-      ->check(CLI::Range(1, 4096))->capture_default_str();
+  app.add_option("--threads", threads, "CPU worker threads for NTT, MSM and setup (default: cores)")
+      ->check(CLI::Range(1, 4096));
   int status = 0;
 
   SetupOptions setup_options;
@@ -311,28 +336,25 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 1u << 20))->capture_default_str();
   prove->add_option("--synthesis-threads", engine.synthesis_threads, "threads synthesizing partitions (default: half the cores)");
   prove->add_option("--in-flight", engine.partitions_in_flight, "partitions admitted and not yet copied to a GPU (default: synthesis threads + workers)");
-  prove->add_option("--staging", engine.staging, "where synthesis writes a/b/c: pinned (slabs of a pinned pool) or pageable "
-                                                 "(default: pinned where a CUDA device is present)")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, pipeline::Staging>{
-          {"pinned", pipeline::Staging::pinned}, {"pageable", pipeline::Staging::pageable}}));
+  add_enum_option(prove, "--staging", engine.staging, zkpipe::policy::staging_names,
+                  "where synthesis writes a/b/c: pinned (slabs of a pinned pool) or pageable "
+                  "(default: pinned where a CUDA device is present)");
   prove->add_option("--pool-slabs", engine.pool_slabs, "pinned slabs of each pool, each one partition's a/b/c, allocated once (default: partitions in flight over the pools, as the budget allows)");
-  prove->add_option("--pool-layout", engine.pool_layout, "pinned pools: per-host (one, leased by every GPU's workers; the default) "
-                                                         "or per-gpu (one of --pool-slabs per GPU; a partition is bound to the GPU whose slab it holds)")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, pipeline::PoolLayout>{
-          {"per-host", pipeline::PoolLayout::per_host}, {"per-gpu", pipeline::PoolLayout::per_gpu}}));
+  add_enum_option(prove, "--pool-layout", engine.pool_layout, zkpipe::policy::pool_layout_names,
+                  "pinned pools: per-host (one, leased by every GPU's workers; the default) or per-gpu (one of "
+                  "--pool-slabs per GPU; a partition is bound to the GPU whose slab it holds)");
   prove->add_option("--budget", engine.budget_bytes, "host memory budget, e.g. 96GiB (default: 80% of the memory available)")
       ->transform(CLI::AsSizeValue(false));
   prove->add_option("--workers", engine.workers_per_gpu, "GPU workers per GPU, each with its own streams and buffers")->capture_default_str();
   prove->add_option("--gpus", engine.gpus, "GPUs to use (default: every CUDA device; 1 for cpu and fake)");
-  prove->add_option("--srs-residency", engine.srs_residency, "proving key points on each worker's device, or in pinned host memory")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, pipeline::SrsResidency>{
-          {"device", pipeline::SrsResidency::device}, {"pinned-host", pipeline::SrsResidency::pinned_host}}))
-      ->capture_default_str();
+  add_enum_option(prove, "--srs-residency", engine.srs_residency, pipeline::srs_residency_names,
+                  "proving key points on each worker's device, or in pinned host memory")
+      ->default_str(std::string(pipeline::srs_residency_name(engine.srs_residency)));
   prove->add_option("--retries", engine.retry_limit, "failed attempts of a partition before it is reported failed")->capture_default_str();
-  prove->add_option("--stage-alone", engine.stage_alone, "measure one stage's capacity alone, writing no proofs: synthesis "
-                                                         "(partitions synthesized and dropped) or gpu (partition 0's rows copied and proved N times)")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, pipeline::StageAlone>{
-          {"synthesis", pipeline::StageAlone::synthesis}, {"gpu", pipeline::StageAlone::gpu}}));
+  add_enum_option(prove, "--stage-alone", engine.stage_alone, pipeline::stage_alone_names,
+                  "measure one stage's capacity alone, writing no proofs: synthesis (partitions synthesized and "
+                  "dropped) or gpu (partition 0's rows copied and proved N times); none: prove the job")
+      ->default_str(std::string(pipeline::stage_alone_name(engine.stage_alone)));
   prove->add_flag("--resume", prove_options.resume, "prove only the partitions whose proof and public files are missing or "
                                                    "do not verify against the key (after a killed job); keep the others");
   prove->add_option("--trace-dir", prove_options.trace_dir, "write the job's trace here: trace.csv, trace.json (sidecar), trace.perfetto.json");

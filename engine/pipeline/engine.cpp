@@ -466,8 +466,10 @@ std::string format_report(const JobReport& report) {
     text += fmt::format("engine: fake device faults injected {} ({}; fault seed {})\n", report.faults_injected.total(),
                         zkpipe::faults::format_fault_counts(report.faults_injected), report.settings.fake.faults.seed);
   // The workers' compute spans are GPU work only on the CUDA backend (the backend is named above).
-  text += trace::format_summary(report.summary,
-                                report.settings.backend == "cuda" ? "GPU utilization" : "device utilization");
+  const trace::ComputeDevice device = report.settings.backend == "cuda"   ? trace::ComputeDevice::gpu
+                                      : report.settings.backend == "cpu" ? trace::ComputeDevice::cpu
+                                                                          : trace::ComputeDevice::fake;
+  text += trace::format_summary(report.summary, device);
   return text;
 }
 

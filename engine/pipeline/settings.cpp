@@ -12,25 +12,6 @@
 
 namespace zk::pipeline {
 
-std::string_view srs_residency_name(SrsResidency residency) {
-  return residency == SrsResidency::device ? "device" : "pinned-host";
-}
-
-std::optional<SrsResidency> parse_srs_residency(std::string_view name) {
-  if (name == "device") return SrsResidency::device;
-  if (name == "pinned-host") return SrsResidency::pinned_host;
-  return std::nullopt;
-}
-
-std::string_view stage_alone_name(StageAlone stage) {
-  switch (stage) {
-    case StageAlone::none: return "none";
-    case StageAlone::synthesis: return "synthesis";
-    case StageAlone::gpu: return "gpu";
-  }
-  return "unknown";
-}
-
 uint32_t pinned_pools(const Settings& s) { return s.pool_layout == PoolLayout::per_gpu ? s.gpus : 1; }
 
 MachineFacts machine_facts() {
@@ -95,15 +76,21 @@ Settings resolve_settings(Settings s, const JobShape& shape, const MachineFacts&
 }
 
 std::string describe(const Settings& s) {
+  // Only the CUDA backend's workers compute on GPUs and hold the key on a device.
+  const bool gpu = s.backend == "cuda";
+  const std::string workers = gpu                  ? fmt::format("{} GPU(s) x {} worker(s)", s.gpus, s.workers_per_gpu)
+                              : s.backend == "cpu" ? fmt::format("{} worker(s) on the CPU", s.workers_per_gpu)
+                                                   : fmt::format("{} worker(s) on the fake device", s.workers_per_gpu);
   std::string text = fmt::format(
-      "backend {}, {} GPU(s) x {} worker(s), {} synthesis thread(s), {} partition(s) in flight\n"
-      "staging {}{}, host budget {}, SRS on {}, {} retries per partition",
-      s.backend, s.gpus, s.workers_per_gpu, s.synthesis_threads, s.partitions_in_flight,
+      "backend {}, {}, {} synthesis thread(s), {} partition(s) in flight\n"
+      "staging {}{}, host budget {}{}, {} retries per partition",
+      s.backend, workers, s.synthesis_threads, s.partitions_in_flight,
       zkpipe::policy::staging_name(s.staging.value_or(Staging::pageable)),
       s.pool_slabs ? fmt::format(" ({} pinned slabs{})", s.pool_slabs,
                                  s.pool_layout == PoolLayout::per_gpu ? " per GPU" : "")
                    : std::string(),
-      format_bytes(double(s.budget_bytes)), srs_residency_name(s.srs_residency), s.retry_limit);
+      format_bytes(double(s.budget_bytes)),
+      gpu ? fmt::format(", SRS on {}", srs_residency_name(s.srs_residency)) : std::string(), s.retry_limit);
   if (s.stage_alone != StageAlone::none)
     text += fmt::format("\nmeasuring the {} stage alone", stage_alone_name(s.stage_alone));
   if (s.backend == "fake") {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/pipeline/fake_backend.hpp"
+#include "engine/util/enum_names.hpp"
 #include "policy/scheduling_policy.hpp"
 
 namespace zk::pipeline {
@@ -22,15 +23,18 @@ using zkpipe::policy::Staging;
 // Where the proving key's points live while proving: copied once to each worker's device, or in
 // page-locked host memory that kernels read per call (the model's srs_residency).
 enum class SrsResidency { device, pinned_host };
-std::string_view srs_residency_name(SrsResidency residency);
-std::optional<SrsResidency> parse_srs_residency(std::string_view name);
+inline constexpr EnumNames<SrsResidency, 2> srs_residency_names{
+    {{"device", SrsResidency::device}, {"pinned-host", SrsResidency::pinned_host}}};
+inline std::string_view srs_residency_name(SrsResidency residency) { return name_of(srs_residency_names, residency); }
 
 // Measuring one stage's capacity alone: `synthesis` synthesizes every partition and discards it
 // (no copy, no proof); `gpu` synthesizes partition 0 once and then hands its rows to every
 // partition (a copy, not a synthesis), so copies and GPU work run without synthesis load. Proofs
 // are still verified; the CLI writes none for these runs.
 enum class StageAlone { none, synthesis, gpu };
-std::string_view stage_alone_name(StageAlone stage);
+inline constexpr EnumNames<StageAlone, 3> stage_alone_names{
+    {{"none", StageAlone::none}, {"synthesis", StageAlone::synthesis}, {"gpu", StageAlone::gpu}}};
+inline std::string_view stage_alone_name(StageAlone stage) { return name_of(stage_alone_names, stage); }
 
 struct Settings {
   std::string backend;                  // cpu | cuda | fake; "": cuda where a device is present, else cpu

@@ -6,26 +6,6 @@
 
 namespace zkpipe::policy {
 
-std::string_view staging_name(Staging staging) {
-  return staging == Staging::pinned ? "pinned" : "pageable";
-}
-
-std::optional<Staging> parse_staging(std::string_view name) {
-  if (name == "pinned") return Staging::pinned;
-  if (name == "pageable") return Staging::pageable;
-  return std::nullopt;
-}
-
-std::string_view pool_layout_name(PoolLayout layout) {
-  return layout == PoolLayout::per_host ? "per-host" : "per-gpu";
-}
-
-std::optional<PoolLayout> parse_pool_layout(std::string_view name) {
-  if (name == "per-host") return PoolLayout::per_host;
-  if (name == "per-gpu") return PoolLayout::per_gpu;
-  return std::nullopt;
-}
-
 std::string_view wait_reason_name(WaitReason reason) {
   switch (reason) {
     case WaitReason::budget: return "budget";

@@ -29,17 +29,22 @@
 #include <variant>
 #include <vector>
 
+#include "util/enum_names.hpp"
+
 namespace zkpipe::policy {
 
 enum class Staging { pinned, pageable };
-std::string_view staging_name(Staging staging);
-std::optional<Staging> parse_staging(std::string_view name);
+inline constexpr zk::EnumNames<Staging, 2> staging_names{{{"pinned", Staging::pinned}, {"pageable", Staging::pageable}}};
+inline std::string_view staging_name(Staging staging) { return zk::name_of(staging_names, staging); }
+inline std::optional<Staging> parse_staging(std::string_view name) { return zk::value_of(staging_names, name); }
 
 // How the pinned slabs are organised: one pool for the host, leased by every GPU's workers, or one
 // pool per GPU (allocated near that GPU's PCIe root on a multi-GPU host), leased for that GPU only.
 enum class PoolLayout { per_host, per_gpu };
-std::string_view pool_layout_name(PoolLayout layout);  // "per-host", "per-gpu"
-std::optional<PoolLayout> parse_pool_layout(std::string_view name);
+inline constexpr zk::EnumNames<PoolLayout, 2> pool_layout_names{
+    {{"per-host", PoolLayout::per_host}, {"per-gpu", PoolLayout::per_gpu}}};
+inline std::string_view pool_layout_name(PoolLayout layout) { return zk::name_of(pool_layout_names, layout); }
+inline std::optional<PoolLayout> parse_pool_layout(std::string_view name) { return zk::value_of(pool_layout_names, name); }
 
 using PartitionId = std::uint32_t;
 using SlabId = std::uint32_t;

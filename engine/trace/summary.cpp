@@ -113,17 +113,22 @@ std::vector<std::pair<std::string, double>> summary_metrics(const TraceSummary& 
   return metrics;
 }
 
-std::string format_summary(const TraceSummary& summary, std::string_view utilization_label) {
+std::string format_summary(const TraceSummary& summary, ComputeDevice device) {
+  const std::string_view utilization_label = device == ComputeDevice::gpu   ? "GPU utilization"
+                                             : device == ComputeDevice::cpu ? "CPU utilization"
+                                                                            : "fake device utilization";
   std::string text = fmt::format(
       "partitions completed {}  in {:.3f} s  ({:.3f} partitions/s; {:.3f}/s between first and last)\n"
       "{:<20} {:.1f} %\n"
-      "a/b/c H2D            {:.2f} GB/s ({:.2f} GB copied)\n"
+      "{:<20} {:.2f} GB/s ({:.2f} GB copied)\n"
       "waits                pool {:.3f} s, budget {:.3f} s\n",
       summary.partitions_completed, summary.makespan_s, summary.partitions_per_s, summary.steady_partitions_per_s,
-      utilization_label, 100 * summary.gpu_utilization, summary.h2d_gbps, double(summary.h2d_bytes) / 1e9,
+      utilization_label, 100 * summary.gpu_utilization, device == ComputeDevice::gpu ? "a/b/c H2D" : "a/b/c copy",
+      summary.h2d_gbps, double(summary.h2d_bytes) / 1e9,
       summary.wait_pool_s, summary.wait_budget_s);
-  for (const auto& [gpu, utilization] : summary.gpu_utilization_by_gpu)
-    text += fmt::format("  {:<18} {:.1f} %\n", gpu, 100 * utilization);
+  if (device == ComputeDevice::gpu)
+    for (const auto& [gpu, utilization] : summary.gpu_utilization_by_gpu)
+      text += fmt::format("  {:<18} {:.1f} %\n", gpu, 100 * utilization);
   text += "phase            spans   median_s    total_s\n";
   for (const PhaseStatistics& phase : summary.phases)
     text += fmt::format("{:<14} {:>7} {:>10.4f} {:>10.3f}\n", phase_name(phase.phase), phase.spans,

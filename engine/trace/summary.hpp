@@ -50,9 +50,14 @@ TraceSummary summarize(std::span<const Span> spans);
 // Named scalar figures of a summary, in a fixed order: what `compare` and `sweep` tabulate.
 std::vector<std::pair<std::string, double>> summary_metrics(const TraceSummary& summary);
 
-// A human-readable block of the summary, one figure per line. `utilization_label` names the
-// compute utilization figure: "GPU utilization" for GPUs, "device utilization" where the
-// engine's workers compute on another backend (cpu, fake).
-std::string format_summary(const TraceSummary& summary, std::string_view utilization_label = "GPU utilization");
+// What the workers' compute spans ran on: GPUs, the host's CPU (the engine's cpu backend: one
+// device, the host) or the engine's fake device (CPU maths, injected faults).
+enum class ComputeDevice { gpu, cpu, fake };
+
+// A human-readable block of the summary, one figure per line. The utilization figure is named
+// after `device` ("GPU utilization", "CPU utilization", "fake device utilization"); GPUs also get
+// a line each (gpu0, gpu1, ...), the CPU and the fake device, always one, none; the staging copy
+// is "a/b/c H2D" to a GPU, "a/b/c copy" (host to host) otherwise.
+std::string format_summary(const TraceSummary& summary, ComputeDevice device = ComputeDevice::gpu);
 
 }  // namespace zkpipe::trace

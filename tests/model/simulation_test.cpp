@@ -1,5 +1,6 @@
 // Tests of the SimGrid model: byte-identical traces for a scenario and seed, the seed's
-// pageable-vs-pinned predictions, pipeline invariants on simulated traces, one engine per process.
+// pageable-vs-pinned predictions, pipeline invariants on simulated traces, one engine per
+// process, sweeps and their text table.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -28,18 +29,30 @@ TEST(Simulation, TheSameScenarioAndSeedGiveAByteIdenticalTrace) {
   EXPECT_NE(first, other_seed) << "the seed should decide which attempts fail";
 }
 
-TEST(Simulation, SeedScenarioPageableNearHalfPinnedAboveNinetyPercent) {
+// The seed's situation with the costs measured on the H200 (the engine's 2^24 poseidon-merkle
+// runs): pageable copies crawl at a tenth of the pinned rate under the synthesis threads' memory
+// load, but a partition's GPU work (0.62 s of kernels after a 0.14 s witness split) is longer than
+// its pageable copy (about 0.35 s), so the copy hides behind the other worker's kernels and the
+// GPU stays busy either way, as it did in the measured runs (99.6 % pinned, 98.1 % pageable).
+// Before the calibration, ASSUMED GPU costs of 0.27 s a partition made the pageable copies the
+// bottleneck (pageable 52 % GPU utilization).
+TEST(Simulation, SeedScenarioPageableCopiesCrawlWhileTheGpuStaysBusy) {
   const LoadedScenario seed = load_scenario_file(testing::source_dir() / "scenarios/seed-pageable-vs-pinned.toml");
   std::map<std::string, trace::TraceSummary> by_staging;
   for (const SweepPoint& point : seed.sweep_points)
     by_staging[std::string(policy::staging_name(point.scenario.policy.staging))] =
         trace::summarize(simulate(point.scenario).spans);
   ASSERT_EQ(by_staging.size(), 2u);
+  const trace::TraceSummary& pageable = by_staging["pageable"];
+  const trace::TraceSummary& pinned = by_staging["pinned"];
   EXPECT_GE(seed.base.policy.synthesis_threads, 20u);
-  EXPECT_NEAR(by_staging["pageable"].gpu_utilization, 0.5, 0.1);
-  EXPECT_LE(by_staging["pageable"].h2d_gbps, 4.0);  // the seed's "1-4 GB/s"
-  EXPECT_GE(by_staging["pinned"].gpu_utilization, 0.9);
-  EXPECT_GT(by_staging["pinned"].partitions_per_s, 1.5 * by_staging["pageable"].partitions_per_s);
+  EXPECT_GE(pageable.h2d_gbps, 1.0);  // the seed's "1-4 GB/s", here 4.6
+  EXPECT_LE(pageable.h2d_gbps, 6.0);
+  EXPECT_GE(pinned.h2d_gbps, 8 * pageable.h2d_gbps);
+  EXPECT_GE(pinned.gpu_utilization, 0.95);
+  EXPECT_GE(pageable.gpu_utilization, 0.95);
+  EXPECT_GE(pinned.partitions_per_s, pageable.partitions_per_s);
+  EXPECT_LE(pinned.partitions_per_s, 1.05 * pageable.partitions_per_s);
 }
 
 // Per partition and attempt: synth, then h2d, then the GPU phases, then assemble; every
@@ -225,9 +238,24 @@ TEST(Sweep, RunsEveryPointInItsOwnProcess) {
   const std::string text_table = format_sweep_table(table, {"gpu_utilization"});
   EXPECT_EQ(std::count(text_table.begin(), text_table.end(), '\n'), 5);
   EXPECT_NE(text_table.find("policy.pool_slabs  policy.synthesis_threads  gpu_utilization"), std::string::npos) << text_table;
+  std::size_t percents = 0;  // one figure a point, rounded, with its unit: "38.8 %"
+  for (std::size_t at = text_table.find(" %"); at != std::string::npos; at = text_table.find(" %", at + 1)) ++percents;
+  EXPECT_EQ(percents, 4u) << text_table;
   testing::ScratchDirectory scratch;
   write_sweep_csv(scratch.path() / "sweep.csv", table);
   EXPECT_EQ(read_sweep_csv(scratch.path() / "sweep.csv").rows, table.rows);
+}
+
+TEST(Sweep, TheTextTableRoundsEachFigureAndGivesItsUnit) {
+  SweepTable table;
+  table.columns = {"policy.staging"};
+  for (const std::string& metric : sweep_metric_names()) table.columns.push_back(metric);
+  // makespan_s, partitions_per_s, gpu_utilization, h2d_gbps, wait_pool_s, wait_budget_s, activities
+  table.rows = {{"pageable", "54.1054792", "1.84824165", "0.520843883", "32.6450471", "0", "0.00123456", "3000"}};
+  const std::string text = format_sweep_table(table, sweep_metric_names());
+  EXPECT_NE(text.find("pageable        54.1 s      1.85/s            52.1 %           32.6 GB/s  0 s          0.00123 s      3000"),
+            std::string::npos) << text;
+  EXPECT_EQ(text.find("0.520843883"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -82,6 +82,21 @@ TEST(TraceSummary, ComputesUtilizationBandwidthThroughputAndWaits) {
   EXPECT_EQ(summary.phases.front().phase, Phase::synth);
 }
 
+TEST(TraceSummary, SpeaksOfTheDeviceTheWorkersComputedOn) {
+  const TraceSummary summary = summarize(hand_made_trace());
+  const std::string gpu = format_summary(summary);
+  EXPECT_NE(gpu.find("GPU utilization      50.0 %"), std::string::npos) << gpu;
+  EXPECT_NE(gpu.find("  gpu0 "), std::string::npos) << gpu;
+  // the CPU backend proves on the host: its summary names the CPU and no GPU
+  const std::string cpu = format_summary(summary, ComputeDevice::cpu);
+  EXPECT_NE(cpu.find("CPU utilization      50.0 %"), std::string::npos) << cpu;
+  EXPECT_EQ(cpu.find("gpu"), std::string::npos) << cpu;
+  EXPECT_EQ(cpu.find("GPU"), std::string::npos) << cpu;
+  const std::string fake = format_summary(summary, ComputeDevice::fake);
+  EXPECT_NE(fake.find("fake device utilization 50.0 %"), std::string::npos) << fake;
+  EXPECT_EQ(fake.find("gpu"), std::string::npos) << fake;
+}
+
 TEST(TraceExport, WritesOneCompleteEventPerSpanAndNamesThreads) {
   const nlohmann::json chrome = to_chrome_trace(hand_made_trace());
   std::size_t complete = 0, thread_names = 0;
