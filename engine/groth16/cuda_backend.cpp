@@ -4,8 +4,13 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -118,6 +123,42 @@ void copy_on_every_core(void* destination, const void* source, size_t bytes) {
   });
 }
 
+// A copy's watchdog: on its own thread, so that it fires while the copy blocks its caller (a copy
+// from pageable memory can): unless finish() comes within `timeout_s`, it marks the copy stalled
+// and calls `on_stall` (when set) once.
+class CopyWatch {
+ public:
+  CopyWatch(double timeout_s, const std::function<void()>& on_stall)
+      : thread_([this, timeout_s, &on_stall] {
+          std::unique_lock lock(mutex_);
+          if (finished_.wait_for(lock, std::chrono::duration<double>(timeout_s), [&] { return done_; })) return;
+          stalled_ = true;
+          lock.unlock();
+          if (on_stall) on_stall();
+        }) {}
+  CopyWatch(const CopyWatch&) = delete;
+  CopyWatch& operator=(const CopyWatch&) = delete;
+  ~CopyWatch() { finish(); }
+  // Stops the watch; whether the copy finished in time.
+  bool finish() {
+    if (thread_.joinable()) {
+      {
+        std::lock_guard lock(mutex_);
+        done_ = true;
+      }
+      finished_.notify_one();
+      thread_.join();
+    }
+    return !stalled_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable finished_;
+  bool done_ = false, stalled_ = false;
+  std::thread thread_;  // last: it starts once the members above exist
+};
+
 template <class T, class Vector>
 bool same_array(std::span<const T> span, const Vector& vector) {
   return span.data() == vector.data() && span.size() == vector.size();
@@ -167,6 +208,7 @@ struct CudaBackend::Impl {
   uint64_t staging = 0;  // counts stage_witness() calls: the current staging's number
   msm::CudaMsmDigits all_digits;
   bool all_digits_ready = false;
+  CopyWatchdog copy_watchdog;
 
   const uint32_t* upload_index(std::span<const uint32_t> indices) {
     if (indices.empty()) return nullptr;
@@ -313,6 +355,8 @@ StagedWitness CudaBackend::stage_witness(const ProofSplits& splits, WitnessHostM
   return StagedWitness(this, ++impl.staging, copied_bytes);
 }
 
+void CudaBackend::set_copy_watchdog(CopyWatchdog watchdog) { impl_->copy_watchdog = std::move(watchdog); }
+
 void CudaBackend::release_staged_witness(uint64_t staging) noexcept {
   if (staging != impl_->staging) return;
   impl_->staged = {};
@@ -325,11 +369,20 @@ void CudaBackend::stage_quotient_inputs(std::span<const Fr> a, std::span<const F
     fail("cuda quotient: vectors of {}, {}, {} elements differ in size", a.size(), b.size(), c.size());
   auto& q = impl_->quotient;
   const cudaStream_t s = impl_->stream.get();
+  const CopyWatchdog& watchdog = impl_->copy_watchdog;
   q.reserve(3 * n);
+  std::optional<CopyWatch> watch;
+  if (watchdog.timeout_s > 0) watch.emplace(watchdog.timeout_s, watchdog.on_stall);
+  if (watchdog.before_copy) watchdog.before_copy(s);
   q.upload(a, s, 0);
   q.upload(b, s, n);
   q.upload(c, s, 2 * n);
   impl_->stream.synchronize();
+  if (watch && !watch->finish()) {
+    throw CopyStalled(fmt::format("cuda: the staging copy of a, b, c ({:.1f} MiB) made no progress: its watchdog gave "
+                                  "up after {} s",
+                                  mib(3 * n * sizeof(Fr)), watchdog.timeout_s));
+  }
   impl_->staged_n = n;
   impl_->quotient_n = 0;
 }
