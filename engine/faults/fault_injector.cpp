@@ -1,5 +1,6 @@
 #include "fault_injector.hpp"
 
+#include <atomic>
 #include <sstream>
 #include <stdexcept>
 
@@ -15,6 +16,12 @@ std::uint64_t mix(std::uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
+}
+
+// The decision, counted where it is a fault.
+bool counted(bool fault, std::atomic<std::uint64_t>& count) {
+  if (fault) ++count;
+  return fault;
 }
 
 }  // namespace
@@ -87,9 +94,8 @@ double FaultInjector::draw(Site site, std::uint64_t first, std::uint64_t second,
 }
 
 bool FaultInjector::pinned_allocation_fails() {
-  const bool fails = draw(pinned_allocation_site, 0, 0, 0) < options_.pinned_allocation_failure_probability;
-  if (fails) ++pinned_allocation_failures_;
-  return fails;
+  return counted(draw(pinned_allocation_site, 0, 0, 0) < options_.pinned_allocation_failure_probability,
+                 pinned_allocation_failures_);
 }
 
 TransferFault FaultInjector::transfer_fault(policy::PartitionId partition, std::uint32_t attempt) {
@@ -106,38 +112,29 @@ TransferFault FaultInjector::transfer_fault(policy::PartitionId partition, std::
 }
 
 bool FaultInjector::gpu_error(policy::PartitionId partition, std::uint32_t attempt) {
-  const bool fails = draw(gpu_error_site, partition, attempt, 0) < options_.gpu_error_probability;
-  if (fails) ++gpu_errors_;
-  return fails;
+  return counted(draw(gpu_error_site, partition, attempt, 0) < options_.gpu_error_probability, gpu_errors_);
 }
 
 bool FaultInjector::worker_dies(policy::WorkerId worker, policy::PartitionId partition, std::uint32_t attempt) {
-  const bool dies = draw(worker_death_site, worker, partition, attempt) < options_.worker_death_probability;
-  if (dies) ++worker_deaths_;
-  return dies;
+  return counted(draw(worker_death_site, worker, partition, attempt) < options_.worker_death_probability, worker_deaths_);
 }
 
 bool FaultInjector::wrong_result(policy::PartitionId partition, std::uint32_t attempt) {
-  const bool wrong = draw(wrong_result_site, partition, attempt, 0) < options_.wrong_result_probability;
-  if (wrong) ++wrong_results_;
-  return wrong;
+  return counted(draw(wrong_result_site, partition, attempt, 0) < options_.wrong_result_probability, wrong_results_);
 }
 
 bool FaultInjector::device_allocation_fails(policy::PartitionId partition, std::uint32_t attempt) {
-  const bool fails = draw(device_allocation_site, partition, attempt, 0) < options_.device_allocation_failure_probability;
-  if (fails) ++device_allocation_failures_;
-  return fails;
+  return counted(draw(device_allocation_site, partition, attempt, 0) < options_.device_allocation_failure_probability,
+                 device_allocation_failures_);
 }
 
 bool FaultInjector::device_resets(policy::WorkerId worker, policy::PartitionId partition, std::uint32_t attempt) {
-  const bool resets = draw(device_reset_site, worker, partition, attempt) < options_.device_reset_probability;
-  if (resets) ++device_resets_;
-  return resets;
+  return counted(draw(device_reset_site, worker, partition, attempt) < options_.device_reset_probability, device_resets_);
 }
 
 FaultCounts FaultInjector::injected() const {
   return {gpu_errors_.load(),    pinned_allocation_failures_.load(), slow_transfers_.load(),
-          stalled_transfers_.load(), worker_deaths_.load(),          wrong_results_.load(),
+          stalled_transfers_.load(), worker_deaths_.load(), wrong_results_.load(),
           device_allocation_failures_.load(), device_resets_.load()};
 }
 
