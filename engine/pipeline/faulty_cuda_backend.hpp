@@ -2,7 +2,9 @@
 // real CUDA points, drawn from the job's faults::FaultInjector with the fake device's keys
 // (fake_backend.hpp), so that a seed replays the same faults on either. Its proofs are the CUDA
 // backend's own. Each worker's backend runs in a CUDA context of its own (cuCtxCreate), pushed
-// for each call, so that what breaks one worker's context breaks no other's. The faults:
+// for each call, so that a reset of one worker's context leaves the others'. (A sticky error does
+// not stay in its context: on the H200, driver 580.159.04, an illegal address in one worker's
+// context made every context of the process return it, so every worker there is lost.) The faults:
 //  - kernel error (gpu_error, per partition and attempt): at the attempt's first kernel call
 //    (the quotient), a kernel launched with 4096 threads per block fails with
 //    cudaErrorInvalidConfiguration, an ordinary error: DeviceError, the attempt is retried;
@@ -14,8 +16,9 @@
 //    fires, opens the gate, waits for the copy to drain and throws CopyStalled: retried;
 //  - sticky error (worker_death, per worker, partition and attempt): at the end of the copy, a
 //    kernel stores to an unmapped address: cudaErrorIllegalAddress, after which every call in the
-//    context fails; the context is torn down and DeviceLost thrown: the worker is retired, its
-//    partition requeued without charging a retry;
+//    context fails (in every context of the process, as seen on the H200); the context is torn
+//    down and DeviceLost thrown: the worker is retired, its partition requeued without charging a
+//    retry, and every other worker whose context reports the error follows;
 //  - device reset (device_reset, per worker, partition and attempt): at the attempt's first kernel
 //    call, the worker's context is destroyed under it with everything it held on the GPU (device
 //    buffers, streams, its pinned witness buffer: cuCtxDestroy, what cudaDeviceReset does to a
