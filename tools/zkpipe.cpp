@@ -323,7 +323,7 @@ int main(int argc, char** argv) {
                                             "pageable staging, GPU workers), verify each proof, write snarkjs JSON");
   auto* key = prove->add_option("--key", prove_options.key, "proving key from `zkpipe setup`")->capture_default_str();
   auto* witness_seed = prove->add_option("--witness-seed", prove_options.witness_seed, "seed of the built-in circuit's witness (partition i: seed + i)")->capture_default_str();
-  prove->add_option("--backend", engine.backend, "cpu, cuda or fake (CPU maths, seeded faults); default: cuda where a device is present, else cpu");
+  prove->add_option("--backend", engine.backend, "cpu, cuda, fake (CPU maths, seeded faults) or faulty-cuda (cuda with seeded faults at real CUDA calls); default: cuda where a device is present, else cpu");
   auto* proof_path = prove->add_option("--proof", prove_options.proof, "proof output (snarkjs proof.json; proof-<i>.json for partition i of several)")->capture_default_str();
   auto* public_path = prove->add_option("--public", prove_options.public_inputs, "public inputs output (snarkjs public.json; public-<i>.json)")->capture_default_str();
   auto* zkey = prove->add_option("--zkey", prove_options.zkey, "prove a circom circuit: snarkjs Groth16 .zkey (bls12381)");
@@ -358,12 +358,16 @@ int main(int argc, char** argv) {
   prove->add_flag("--resume", prove_options.resume, "prove only the partitions whose proof and public files are missing or "
                                                    "do not verify against the key (after a killed job); keep the others");
   prove->add_option("--trace-dir", prove_options.trace_dir, "write the job's trace here: trace.csv, trace.json (sidecar), trace.perfetto.json");
-  // --backend fake draws its faults from faults::FaultInjector, the model's seeded source.
-  prove->add_option("--fault-seed", engine.fake.faults.seed, "--backend fake: seed of the injected faults (replays them)")->capture_default_str();
-  prove->add_option("--fault-rate", engine.fake.faults.gpu_error_probability, "--backend fake: probability that an attempt's kernel call fails")->capture_default_str();
-  prove->add_option("--copy-fault-rate", engine.fake.faults.stalled_transfer_probability, "--backend fake: probability that an attempt's staging copy fails")->capture_default_str();
+  // --backend fake and faulty-cuda draw their faults from faults::FaultInjector, the model's seeded source.
+  prove->add_option("--fault-seed", engine.fake.faults.seed, "--backend fake, faulty-cuda: seed of the injected faults (replays them)")->capture_default_str();
+  prove->add_option("--fault-rate", engine.fake.faults.gpu_error_probability, "--backend fake, faulty-cuda: probability that an attempt's kernel call fails")->capture_default_str();
+  prove->add_option("--copy-fault-rate", engine.fake.faults.stalled_transfer_probability, "--backend fake, faulty-cuda: probability that an attempt's staging copy fails (faulty-cuda: stalls until the --stall-s watchdog)")->capture_default_str();
+  prove->add_option("--stall-s", engine.fake.faults.stalled_transfer_s, "--backend fake, faulty-cuda: seconds a stalled copy hangs before its watchdog gives up (faulty-cuda: the watchdog of every copy)")->capture_default_str();
   prove->add_option("--wrong-result-rate", engine.fake.faults.wrong_result_probability, "--backend fake: probability that an attempt's proof comes out wrong (caught by verification)")->capture_default_str();
-  prove->add_option("--device-lost-rate", engine.fake.faults.worker_death_probability, "--backend fake: probability that a worker's device is lost at an attempt's copy")->capture_default_str();
+  prove->add_option("--device-lost-rate", engine.fake.faults.worker_death_probability, "--backend fake, faulty-cuda: probability that a worker's device is lost at an attempt's copy (faulty-cuda: a sticky illegal-address error)")->capture_default_str();
+  prove->add_option("--alloc-fault-rate", engine.fake.faults.device_allocation_failure_probability, "--backend faulty-cuda: probability that an attempt's device allocation fails")->capture_default_str();
+  prove->add_option("--device-reset-rate", engine.fake.faults.device_reset_probability, "--backend faulty-cuda: probability that a worker's device context is reset under an attempt")->capture_default_str();
+  prove->add_option("--pinning-fault-rate", engine.fake.faults.pinned_allocation_failure_probability, "--backend fake, faulty-cuda: probability that the pinned pool's allocation is refused (staging falls back to pageable)")->capture_default_str();
   zkey->needs(wtns)->excludes(key)->excludes(witness_seed);
   wtns->needs(zkey);
   r1cs->needs(zkey);

@@ -1,5 +1,6 @@
 #include "fault_injector.hpp"
 
+#include <atomic>
 #include <sstream>
 #include <stdexcept>
 
@@ -17,6 +18,12 @@ std::uint64_t mix(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 
+// The decision, counted where it is a fault.
+bool counted(bool fault, std::atomic<std::uint64_t>& count) {
+  if (fault) ++count;
+  return fault;
+}
+
 }  // namespace
 
 void validate(const FaultOptions& options) {
@@ -29,6 +36,8 @@ void validate(const FaultOptions& options) {
   require_probability(options.stalled_transfer_probability, "stalled_transfer_probability");
   require_probability(options.worker_death_probability, "worker_death_probability");
   require_probability(options.wrong_result_probability, "wrong_result_probability");
+  require_probability(options.device_allocation_failure_probability, "device_allocation_failure_probability");
+  require_probability(options.device_reset_probability, "device_reset_probability");
   if (options.slow_transfer_probability + options.stalled_transfer_probability > 1)
     throw std::invalid_argument("faults: slow_transfer_probability + stalled_transfer_probability must be <= 1");
   if (!(options.slow_transfer_factor >= 1)) throw std::invalid_argument("faults: slow_transfer_factor must be >= 1");
@@ -36,7 +45,8 @@ void validate(const FaultOptions& options) {
 }
 
 std::uint64_t FaultCounts::total() const {
-  return gpu_errors + pinned_allocation_failures + slow_transfers + stalled_transfers + worker_deaths + wrong_results;
+  return gpu_errors + pinned_allocation_failures + slow_transfers + stalled_transfers + worker_deaths + wrong_results +
+         device_allocation_failures + device_resets;
 }
 
 FaultCounts& FaultCounts::operator+=(const FaultCounts& other) {
@@ -46,25 +56,29 @@ FaultCounts& FaultCounts::operator+=(const FaultCounts& other) {
   stalled_transfers += other.stalled_transfers;
   worker_deaths += other.worker_deaths;
   wrong_results += other.wrong_results;
+  device_allocation_failures += other.device_allocation_failures;
+  device_resets += other.device_resets;
   return *this;
 }
 
 std::string format_fault_counts(const FaultCounts& counts) {
   return fmt::format(
       "gpu_errors {} pinned_allocation_failures {} slow_transfers {} stalled_transfers {} worker_deaths {} "
-      "wrong_results {}",
+      "wrong_results {} device_allocation_failures {} device_resets {}",
       counts.gpu_errors, counts.pinned_allocation_failures, counts.slow_transfers, counts.stalled_transfers,
-      counts.worker_deaths, counts.wrong_results);
+      counts.worker_deaths, counts.wrong_results, counts.device_allocation_failures, counts.device_resets);
 }
 
 FaultCounts parse_fault_counts(const std::string& text) {
   FaultCounts counts;
   std::istringstream in(text);
-  std::string gpu, pinned, slow, stalled, deaths, wrong, rest;
+  std::string gpu, pinned, slow, stalled, deaths, wrong, allocation, reset, rest;
   in >> gpu >> counts.gpu_errors >> pinned >> counts.pinned_allocation_failures >> slow >> counts.slow_transfers >>
-      stalled >> counts.stalled_transfers >> deaths >> counts.worker_deaths >> wrong >> counts.wrong_results;
+      stalled >> counts.stalled_transfers >> deaths >> counts.worker_deaths >> wrong >> counts.wrong_results >>
+      allocation >> counts.device_allocation_failures >> reset >> counts.device_resets;
   if (!in || gpu != "gpu_errors" || pinned != "pinned_allocation_failures" || slow != "slow_transfers" ||
-      stalled != "stalled_transfers" || deaths != "worker_deaths" || wrong != "wrong_results" || in >> rest)
+      stalled != "stalled_transfers" || deaths != "worker_deaths" || wrong != "wrong_results" ||
+      allocation != "device_allocation_failures" || reset != "device_resets" || in >> rest)
     throw std::invalid_argument(fmt::format("not fault counts: '{}'", text));
   return counts;
 }
@@ -80,9 +94,8 @@ double FaultInjector::draw(Site site, std::uint64_t first, std::uint64_t second,
 }
 
 bool FaultInjector::pinned_allocation_fails() {
-  const bool fails = draw(pinned_allocation_site, 0, 0, 0) < options_.pinned_allocation_failure_probability;
-  if (fails) ++pinned_allocation_failures_;
-  return fails;
+  return counted(draw(pinned_allocation_site, 0, 0, 0) < options_.pinned_allocation_failure_probability,
+                 pinned_allocation_failures_);
 }
 
 TransferFault FaultInjector::transfer_fault(policy::PartitionId partition, std::uint32_t attempt) {
@@ -99,26 +112,30 @@ TransferFault FaultInjector::transfer_fault(policy::PartitionId partition, std::
 }
 
 bool FaultInjector::gpu_error(policy::PartitionId partition, std::uint32_t attempt) {
-  const bool fails = draw(gpu_error_site, partition, attempt, 0) < options_.gpu_error_probability;
-  if (fails) ++gpu_errors_;
-  return fails;
+  return counted(draw(gpu_error_site, partition, attempt, 0) < options_.gpu_error_probability, gpu_errors_);
 }
 
 bool FaultInjector::worker_dies(policy::WorkerId worker, policy::PartitionId partition, std::uint32_t attempt) {
-  const bool dies = draw(worker_death_site, worker, partition, attempt) < options_.worker_death_probability;
-  if (dies) ++worker_deaths_;
-  return dies;
+  return counted(draw(worker_death_site, worker, partition, attempt) < options_.worker_death_probability, worker_deaths_);
 }
 
 bool FaultInjector::wrong_result(policy::PartitionId partition, std::uint32_t attempt) {
-  const bool wrong = draw(wrong_result_site, partition, attempt, 0) < options_.wrong_result_probability;
-  if (wrong) ++wrong_results_;
-  return wrong;
+  return counted(draw(wrong_result_site, partition, attempt, 0) < options_.wrong_result_probability, wrong_results_);
+}
+
+bool FaultInjector::device_allocation_fails(policy::PartitionId partition, std::uint32_t attempt) {
+  return counted(draw(device_allocation_site, partition, attempt, 0) < options_.device_allocation_failure_probability,
+                 device_allocation_failures_);
+}
+
+bool FaultInjector::device_resets(policy::WorkerId worker, policy::PartitionId partition, std::uint32_t attempt) {
+  return counted(draw(device_reset_site, worker, partition, attempt) < options_.device_reset_probability, device_resets_);
 }
 
 FaultCounts FaultInjector::injected() const {
-  return {gpu_errors_.load(), pinned_allocation_failures_.load(), slow_transfers_.load(), stalled_transfers_.load(),
-          worker_deaths_.load(), wrong_results_.load()};
+  return {gpu_errors_.load(),    pinned_allocation_failures_.load(), slow_transfers_.load(),
+          stalled_transfers_.load(), worker_deaths_.load(), wrong_results_.load(),
+          device_allocation_failures_.load(), device_resets_.load()};
 }
 
 }  // namespace zkpipe::faults

@@ -1,12 +1,14 @@
 // Contract: FaultInjector is zkpipe's one seeded source of injected faults, shared by the SimGrid
-// model (model/simulation.cpp) and the engine's fake device backend (engine/pipeline/
-// fake_backend.hpp); the property tests drive the policy's fault events directly. Every decision
+// model (model/simulation.cpp), the engine's fake device backend (engine/pipeline/
+// fake_backend.hpp) and its fault-injecting CUDA backend (engine/pipeline/faulty_cuda_backend.hpp);
+// the property tests drive the policy's fault events directly. Every decision
 // is a pure function of (seed, fault site, partition, attempt, worker): the same seed replays the
 // same faults whatever order threads or actors ask in, so a failure found with a seed is replayed
 // by that seed. Decisions are thread-safe; counts are atomic. Each decision is counted each time
 // it is asked and comes out a fault, so callers ask each site once per attempt.
 //
-// Faults injected, and why each is recoverable (the engine's fake device form in brackets):
+// Faults injected, and why each is recoverable (the engine's fake device form in brackets; the
+// CUDA form is in faulty_cuda_backend.hpp):
 // - gpu_error: an attempt's GPU work fails (kernel fault, ECC error). The policy's
 //   attempt_failed returns what the partition held and requeues it until its retry_limit, then
 //   reports it failed: the job ends, the partition is not lost. [a kernel call throws]
@@ -26,9 +28,15 @@
 //   policy never hands it work again and requeues its attempt without charging a retry; when
 //   the last worker dies every remaining partition is reported failed (never lost). [the device
 //   is lost at the end of the copy: that call and every later one throw]
+// - device_allocation_failure: an attempt's device allocation is refused (cudaMalloc out of
+//   memory, another process holding the GPU's memory). Retried like a GPU error. Engine only,
+//   CUDA backend only (the fake device allocates nothing).
+// - device_reset: a worker's device is reset under it (everything it held on the GPU is gone).
+//   Handled as worker_death: the worker is retired, its attempt requeued uncharged. Engine only,
+//   CUDA backend only; keyed by (worker, partition, attempt) like worker_death.
 //
-// Which worker takes which attempt depends on timing in the engine, so worker_death replays per
-// (worker, partition, attempt); every other site is keyed by (partition, attempt) alone, and
+// Which worker takes which attempt depends on timing in the engine, so worker_death and
+// device_reset replay per (worker, partition, attempt); every other site is keyed by (partition, attempt) alone, and
 // without worker deaths a seed replays the same faults and the same partition outcomes.
 #pragma once
 
@@ -50,6 +58,8 @@ struct FaultOptions {
   double stalled_transfer_s = 1;                     // how long a stalled copy hangs
   double worker_death_probability = 0;               // per (worker, partition, attempt)
   double wrong_result_probability = 0;               // per attempt, engine only (see above)
+  double device_allocation_failure_probability = 0;  // per attempt, CUDA engine only
+  double device_reset_probability = 0;               // per (worker, partition, attempt), CUDA engine only
 };
 
 // Throws std::invalid_argument naming the option when a probability is outside [0, 1], the
@@ -65,13 +75,15 @@ struct FaultCounts {
   std::uint64_t stalled_transfers = 0;
   std::uint64_t worker_deaths = 0;
   std::uint64_t wrong_results = 0;
+  std::uint64_t device_allocation_failures = 0;
+  std::uint64_t device_resets = 0;
 
   std::uint64_t total() const;
   FaultCounts& operator+=(const FaultCounts& other);
   bool operator==(const FaultCounts&) const = default;
 };
 // "gpu_errors 2 pinned_allocation_failures 0 slow_transfers 1 stalled_transfers 0 worker_deaths 1
-// wrong_results 0" (one line)
+// wrong_results 0 device_allocation_failures 0 device_resets 0" (one line)
 std::string format_fault_counts(const FaultCounts& counts);
 // The inverse of format_fault_counts; throws std::invalid_argument on other text.
 FaultCounts parse_fault_counts(const std::string& text);
@@ -85,12 +97,23 @@ class FaultInjector {
   bool gpu_error(policy::PartitionId partition, std::uint32_t attempt);
   bool worker_dies(policy::WorkerId worker, policy::PartitionId partition, std::uint32_t attempt);
   bool wrong_result(policy::PartitionId partition, std::uint32_t attempt);
+  bool device_allocation_fails(policy::PartitionId partition, std::uint32_t attempt);
+  bool device_resets(policy::WorkerId worker, policy::PartitionId partition, std::uint32_t attempt);
 
   const FaultOptions& options() const { return options_; }
   FaultCounts injected() const;
 
  private:
-  enum Site : std::uint64_t { gpu_error_site = 1, pinned_allocation_site, transfer_site, worker_death_site, wrong_result_site };
+  // Sites are numbered for good: a new one is appended, so that every seed replays what it did.
+  enum Site : std::uint64_t {
+    gpu_error_site = 1,
+    pinned_allocation_site,
+    transfer_site,
+    worker_death_site,
+    wrong_result_site,
+    device_allocation_site,
+    device_reset_site
+  };
   // A uniform draw in [0, 1) that depends only on the seed, the site and the keys.
   double draw(Site site, std::uint64_t first, std::uint64_t second, std::uint64_t third) const;
 
@@ -101,6 +124,8 @@ class FaultInjector {
   std::atomic<std::uint64_t> stalled_transfers_{0};
   std::atomic<std::uint64_t> worker_deaths_{0};
   std::atomic<std::uint64_t> wrong_results_{0};
+  std::atomic<std::uint64_t> device_allocation_failures_{0};
+  std::atomic<std::uint64_t> device_resets_{0};
 };
 
 }  // namespace zkpipe::faults

@@ -4,15 +4,20 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include <cuda.h>
 #include <fmt/format.h>
 
 #include "engine/util/error.hpp"
@@ -26,19 +31,36 @@ namespace {
 
 double mib(size_t bytes) { return double(bytes) / double(1 << 20); }
 
+// The calling thread's CUDA context, where the backend's buffers live: the device's primary
+// context, or a worker's own (faulty-cuda's). Device memory is shared within a context, so the key
+// and workspaces below are one per context (per device, for the engine's CUDA workers). Found
+// through the runtime, so that binaries need no libcuda to start.
+const void* current_context() {
+  static const auto get_current = [] {
+    void* function = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    CUDA_OK(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &function, 4000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || !function) fail("cuda: the driver offers no cuCtxGetCurrent");
+    return reinterpret_cast<CUresult (*)(CUcontext*)>(function);
+  }();
+  CUDA_OK(cudaFree(nullptr));  // the runtime makes the device's primary context current where none is
+  CUcontext context = nullptr;
+  if (get_current(&context) != CUDA_SUCCESS || !context) fail("cuda: no current CUDA context");
+  return context;
+}
+
 // A proving key's point arrays on one device, found by host address and length: one copy per
-// device and key, shared by the backends on that device that prepared it.
+// context (device) and key, shared by the backends there that prepared it.
 class DeviceKey {
  public:
-  // The copy on the current device of `pk`'s points, uploaded by the first backend to ask and
+  // The copy in the current context of `pk`'s points, uploaded by the first backend to ask and
   // freed with the last that holds it; `uploaded` says whether this call made it.
   static std::shared_ptr<const DeviceKey> of(const ProvingKey& pk, cudaStream_t stream, bool& uploaded) {
     static std::mutex mutex;
-    static std::map<std::pair<int, const ProvingKey*>, std::weak_ptr<const DeviceKey>> keys;
-    int device = 0;
-    CUDA_OK(cudaGetDevice(&device));
+    static std::map<std::pair<const void*, const ProvingKey*>, std::weak_ptr<const DeviceKey>> keys;
+    const void* context = current_context();
     std::lock_guard lock(mutex);
-    std::weak_ptr<const DeviceKey>& entry = keys[{device, &pk}];
+    std::weak_ptr<const DeviceKey>& entry = keys[{context, &pk}];
     uploaded = entry.expired();
     if (!uploaded) return entry.lock();
     auto key = std::make_shared<DeviceKey>();
@@ -122,19 +144,18 @@ class DeviceBases {
   cuda::CudaEvent copied_[2];
 };
 
-// The kernels' workspaces on one device, shared by the backends on it: the NTT's tables and
+// The kernels' workspaces in one context (device), shared by the backends there: the NTT's tables and
 // scratch, the MSMs' buckets, the digits of a staged witness. Each kernel call holds `busy` (the
 // engine's compute section already keeps one device's calls apart, so there it never waits); the
 // digits name the staging they were computed for (staging numbers are unique in the process).
 struct DeviceCompute {
-  static std::shared_ptr<DeviceCompute> of_current_device() {
+  static std::shared_ptr<DeviceCompute> of_current_context() {
     static std::mutex mutex;
-    static std::map<int, std::weak_ptr<DeviceCompute>> devices;
-    int device = 0;
-    CUDA_OK(cudaGetDevice(&device));
+    static std::map<const void*, std::weak_ptr<DeviceCompute>> contexts;
+    const void* context = current_context();
     std::lock_guard lock(mutex);
-    std::shared_ptr<DeviceCompute> compute = devices[device].lock();
-    if (!compute) devices[device] = compute = std::make_shared<DeviceCompute>();
+    std::shared_ptr<DeviceCompute> compute = contexts[context].lock();
+    if (!compute) contexts[context] = compute = std::make_shared<DeviceCompute>();
     return compute;
   }
 
@@ -188,6 +209,42 @@ void copy_on_every_core(void* destination, const void* source, size_t bytes) {
   });
 }
 
+// A copy's watchdog: on its own thread, so that it fires while the copy blocks its caller (a copy
+// from pageable memory can): unless finish() comes within `timeout_s`, it marks the copy stalled
+// and calls `on_stall` (when set) once.
+class CopyWatch {
+ public:
+  CopyWatch(double timeout_s, const std::function<void()>& on_stall)
+      : thread_([this, timeout_s, &on_stall] {
+          std::unique_lock lock(mutex_);
+          if (finished_.wait_for(lock, std::chrono::duration<double>(timeout_s), [&] { return done_; })) return;
+          stalled_ = true;
+          lock.unlock();
+          if (on_stall) on_stall();
+        }) {}
+  CopyWatch(const CopyWatch&) = delete;
+  CopyWatch& operator=(const CopyWatch&) = delete;
+  ~CopyWatch() { finish(); }
+  // Stops the watch; whether the copy finished in time.
+  bool finish() {
+    if (thread_.joinable()) {
+      {
+        std::lock_guard lock(mutex_);
+        done_ = true;
+      }
+      finished_.notify_one();
+      thread_.join();
+    }
+    return !stalled_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable finished_;
+  bool done_ = false, stalled_ = false;
+  std::thread thread_;  // last: it starts once the members above exist
+};
+
 template <class T, class Vector>
 bool same_array(std::span<const T> span, const Vector& vector) {
   return span.data() == vector.data() && span.size() == vector.size();
@@ -218,7 +275,7 @@ struct StagedSplit {
 struct CudaBackend::Impl {
   explicit Impl(size_t stream_chunk_points) : g1_bases(stream_chunk_points), g2_bases(stream_chunk_points) {}
   cuda::CudaStream stream;
-  std::shared_ptr<DeviceCompute> compute = DeviceCompute::of_current_device();
+  std::shared_ptr<DeviceCompute> compute = DeviceCompute::of_current_context();
   DeviceBases<G1Affine> g1_bases;
   DeviceBases<G2Affine> g2_bases;
   cuda::DeviceBuffer<Fr> scalars, quotient;  // quotient: a, b, c one after the other
@@ -234,6 +291,7 @@ struct CudaBackend::Impl {
   std::array<StagedSplit, 2> staged;
   uint64_t staging = 0;
   static inline std::atomic<uint64_t> stagings{0};
+  CopyWatchdog copy_watchdog;
 
   const uint32_t* upload_index(std::span<const uint32_t> indices) {
     if (indices.empty()) return nullptr;
@@ -382,6 +440,8 @@ StagedWitness CudaBackend::stage_witness(const ProofSplits& splits, WitnessHostM
   return StagedWitness(this, impl.staging, copied_bytes);
 }
 
+void CudaBackend::set_copy_watchdog(CopyWatchdog watchdog) { impl_->copy_watchdog = std::move(watchdog); }
+
 void CudaBackend::release_staged_witness(uint64_t staging) noexcept {
   if (staging == impl_->staging) impl_->staged = {};
 }
@@ -392,11 +452,20 @@ void CudaBackend::stage_quotient_inputs(std::span<const Fr> a, std::span<const F
     fail("cuda quotient: vectors of {}, {}, {} elements differ in size", a.size(), b.size(), c.size());
   auto& q = impl_->quotient;
   const cudaStream_t s = impl_->stream.get();
+  const CopyWatchdog& watchdog = impl_->copy_watchdog;
   q.reserve(3 * n);
+  std::optional<CopyWatch> watch;
+  if (watchdog.timeout_s > 0) watch.emplace(watchdog.timeout_s, watchdog.on_stall);
+  if (watchdog.before_copy) watchdog.before_copy(s);
   q.upload(a, s, 0);
   q.upload(b, s, n);
   q.upload(c, s, 2 * n);
   impl_->stream.synchronize();
+  if (watch && !watch->finish()) {
+    throw CopyStalled(fmt::format("cuda: the staging copy of a, b, c ({:.1f} MiB) made no progress: its watchdog gave "
+                                  "up after {} s",
+                                  mib(3 * n * sizeof(Fr)), watchdog.timeout_s));
+  }
   impl_->staged_n = n;
   impl_->quotient_n = 0;
 }

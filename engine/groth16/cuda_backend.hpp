@@ -2,7 +2,8 @@
 // and the G1/G2 MSMs and batch additions (kernels/msm/pippenger_cuda.cuh) on one GPU.
 //
 // prepare(pk) gives the backend the device's copy of the key's point arrays (a, b1, l, h, b2):
-// uploaded by the first backend on the device to prepare that key, shared by the others, freed
+// one per CUDA context (the device's, or a worker's own: faulty-cuda's), uploaded by the first
+// backend there to prepare that key, shared by the others, freed
 // with the last; later calls whose bases are one of those arrays use it. Other bases (all of them
 // without prepare(): the engine's pinned-host SRS residency) stream from the host in chunks of
 // `stream_chunk_points` through two device buffers, the next chunk's copy overlapping this
@@ -20,14 +21,39 @@
 // other call travel with it. The constructor throws zk::Error when no CUDA device is present;
 // CUDA failures throw zk::cuda::CudaError naming the call, file and line. One backend is not
 // thread-safe (one stream); the key passed to prepare() must outlive it.
+// The staging copy's watchdog (off unless set_copy_watchdog() arms it) gives up on a copy of a, b,
+// c that is not done in time and throws CopyStalled; its hooks are the seam fault injection uses
+// (engine/pipeline/faulty_cuda_backend.hpp).
 // This header needs no CUDA headers, so any code (the backend registry) can include it.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <memory>
 
 #include "engine/groth16/backend.hpp"
+#include "engine/util/error.hpp"
+
+struct CUstream_st;  // cudaStream_t's pointee
 
 namespace zk::groth16 {
+
+// The staging copy made no progress before its watchdog gave up.
+class CopyStalled : public Error {
+ public:
+  using Error::Error;
+};
+
+// The staging copy's watchdog, which watches from a thread of its own (a copy from pageable memory
+// can block its caller): a copy of a, b, c not done `timeout_s` after it began has stalled; the
+// watchdog then calls `on_stall` (from its thread), the backend still waits for the copy to end,
+// so that it never reads the caller's buffers after the call, and throws CopyStalled.
+struct CopyWatchdog {
+  double timeout_s = 0;  // 0: no watchdog
+  // Runs on the copy's stream before each staging copy is enqueued there (fault injection stalls it here).
+  std::function<void(CUstream_st*)> before_copy;
+  // Unblocks a stalled copy (fault injection opens its gate here); thread-safe.
+  std::function<void()> on_stall;
+};
 
 class CudaBackend final : public ProverBackend {
  public:
@@ -44,6 +70,7 @@ class CudaBackend final : public ProverBackend {
   void staged_quotient_evaluations(const ntt::Domain& domain) override;
   G1 staged_quotient_msm(std::span<const G1Affine> bases) override;
   StagedWitness stage_witness(const ProofSplits& splits, WitnessHostMemory from) override;
+  void set_copy_watchdog(CopyWatchdog watchdog);
   G1 msm(std::span<const G1Affine> bases, std::span<const uint32_t> indices,
          std::span<const Fr> scalars) override;
   G2 msm(std::span<const G2Affine> bases, std::span<const uint32_t> indices,

@@ -11,6 +11,7 @@
 
 #include "engine/groth16/backend_registry.hpp"
 #include "engine/groth16/verifier.hpp"
+#include "engine/pipeline/faulty_cuda_backend.hpp"
 #include "engine/pipeline/host_memory.hpp"
 #include "engine/pipeline/memory_budget.hpp"
 #include "engine/pipeline/pinned_pool.hpp"
@@ -44,10 +45,11 @@ JobShape job_shape(const Job& job) {
   return {job.partitions, job.abc_bytes(), job.witness_bytes(), job.pk->bytes()};
 }
 
-// `faults` is the job's fault source where the backend is fake (nullptr otherwise).
-std::unique_ptr<groth16::ProverBackend> make_worker_backend(const Settings& s, uint32_t worker,
+// `faults` is the job's fault source where the backend injects faults (nullptr otherwise).
+std::unique_ptr<groth16::ProverBackend> make_worker_backend(const Settings& s, uint32_t worker, uint32_t gpu,
                                                             zkpipe::faults::FaultInjector* faults) {
   if (s.backend == "fake") return std::make_unique<FakeBackend>(s.fake, *faults, worker);
+  if (s.backend == "faulty-cuda") return make_faulty_cuda_backend(*faults, worker, int(gpu));
   return groth16::make_backend(s.backend);
 }
 
@@ -64,7 +66,7 @@ struct PartitionMemory {
 // A GPU worker's device, by policy::WorkerId (the pipeline knows its GPU and index).
 struct Worker {
   std::unique_ptr<groth16::ProverBackend> backend;
-  FakeBackend* fake = nullptr;  // `backend`, where it is the fake device: told each attempt
+  FaultInjectingBackend* injecting = nullptr;  // `backend`, where it injects faults: told each attempt
 };
 
 using runtime::Step;
@@ -118,7 +120,7 @@ class EngineWork {
     Worker& worker = workers_[context.worker];
     const double start_s = now_s();
     return on_device(context, [&] {
-      if (worker.fake) worker.fake->begin_attempt(context.partition, context.attempt);
+      if (worker.injecting) worker.injecting->begin_attempt(context.partition, context.attempt);
       worker.backend->stage_quotient_inputs(staged.a, staged.b, staged.c);
       attempt.z = std::move(staged.z);
       staged = {};  // the slab or pageable block and its reservations go back before the policy hears
@@ -200,12 +202,13 @@ class EngineWork {
  private:
   double now_s() const { return std::chrono::duration<double>(Clock::now() - origin_).count(); }
 
-  // Runs device work on the worker's device; a device error fails the attempt, a lost device (the
-  // fake's DeviceLost, a sticky CUDA error) loses the worker. `cleanup` runs first on either.
+  // Runs device work on the worker's device; a device error fails the attempt, a lost device (a
+  // fault-injecting backend's DeviceLost, a sticky CUDA error) loses the worker. `cleanup` runs
+  // first on either.
   template <class Body, class Cleanup = void (*)()>
   Step on_device(const runtime::Context& context, Body&& body, Cleanup&& cleanup = [] {}) {
     try {
-      if (settings_.backend == "cuda") use_cuda_device(int(context.gpu));
+      if (uses_cuda(settings_.backend)) use_cuda_device(int(context.gpu));
       body();
       return Step::ok();
     } catch (const std::exception& e) {
@@ -294,7 +297,7 @@ void fill(JobReport& report, EnginePipeline& pipeline) {
 std::pair<double, std::string> measure_idle_h2d(const Job& job, const Settings& s, PinnedPool* pool,
                                                 MemoryBudget& budget, zkpipe::faults::FaultInjector* faults) {
   auto backend = s.backend == "fake" ? std::make_unique<FakeBackend>(FakeDeviceOptions{}, *faults, 0)
-                                     : make_worker_backend(s, 0, faults);
+                                     : make_worker_backend(s, 0, 0, faults);
   std::optional<PinnedPool::Lease> slab;
   std::optional<HostBlock> block;
   MemoryBudget::Reservation reservation;
@@ -335,9 +338,9 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
         format_bytes(double(job.witness_bytes())));
   say(options.log, "engine: {}\n", describe(settings));
 
-  // The fake device's one fault source, shared by its workers and the pool's pinning.
+  // The one fault source of a fault-injecting backend, shared by its workers and the pool's pinning.
   std::optional<zkpipe::faults::FaultInjector> faults;
-  if (settings.backend == "fake") faults.emplace(settings.fake.faults);
+  if (injects_faults(settings.backend)) faults.emplace(settings.fake.faults);
 
   MemoryBudget budget(settings.budget_bytes);
   auto key_reservation = budget.reserve(job.pk->bytes(), "the proving key");
@@ -347,9 +350,9 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
     for (uint32_t index = 0; index < settings.workers_per_gpu; ++index) {
       const policy::WorkerId id = gpu * settings.workers_per_gpu + index;
       worker_reservations.push_back(budget.reserve(worker_host_bytes(shape, settings.backend), fmt::format("worker {}'s buffers", id)));
-      if (settings.backend == "cuda") use_cuda_device(int(gpu));
-      Worker worker{make_worker_backend(settings, id, faults ? &*faults : nullptr)};
-      worker.fake = dynamic_cast<FakeBackend*>(worker.backend.get());
+      if (uses_cuda(settings.backend)) use_cuda_device(int(gpu));
+      Worker worker{make_worker_backend(settings, id, gpu, faults ? &*faults : nullptr)};
+      worker.injecting = dynamic_cast<FaultInjectingBackend*>(worker.backend.get());
       if (settings.srs_residency == SrsResidency::device) worker.backend->prepare(*job.pk);
       workers.push_back(std::move(worker));
     }
@@ -462,13 +465,15 @@ std::string format_report(const JobReport& report) {
                       report.staging_memory, report.idle_h2d_gbps, report.idle_h2d_from,
                       format_bytes(double(report.budget_reserved_max_bytes)),
                       format_bytes(double(report.settings.budget_bytes)), report.pool_slabs_leased_max);
-  if (report.settings.backend == "fake")
-    text += fmt::format("engine: fake device faults injected {} ({}; fault seed {})\n", report.faults_injected.total(),
-                        zkpipe::faults::format_fault_counts(report.faults_injected), report.settings.fake.faults.seed);
-  // The workers' compute spans are GPU work only on the CUDA backend (the backend is named above).
-  const trace::ComputeDevice device = report.settings.backend == "cuda"   ? trace::ComputeDevice::gpu
-                                      : report.settings.backend == "cpu" ? trace::ComputeDevice::cpu
-                                                                          : trace::ComputeDevice::fake;
+  if (injects_faults(report.settings.backend))
+    text += fmt::format("engine: {} faults injected {} ({}; fault seed {})\n",
+                        report.settings.backend == "fake" ? "fake device" : report.settings.backend,
+                        report.faults_injected.total(), zkpipe::faults::format_fault_counts(report.faults_injected),
+                        report.settings.fake.faults.seed);
+  // The workers' compute spans are GPU work only on the CUDA backends (the backend is named above).
+  const trace::ComputeDevice device = uses_cuda(report.settings.backend) ? trace::ComputeDevice::gpu
+                                      : report.settings.backend == "cpu"   ? trace::ComputeDevice::cpu
+                                                                           : trace::ComputeDevice::fake;
   text += trace::format_summary(report.summary, device);
   return text;
 }

@@ -13,7 +13,8 @@
 //   holds its slab (anything else is a broken invariant that ends the job);
 // - a failed attempt (device error, failed copy, synthesis error, proof that does not verify) is
 //   retried up to settings.retry_limit times, then reported in JobReport::failed; a worker whose
-//   device is lost (DeviceLost, or a sticky CUDA error) stops and its partition goes to the others;
+//   device is lost (DeviceLost, or a sticky CUDA error) stops and its partition goes to the others,
+//   uncharged; when no worker is left, every remaining partition is reported failed, none lost;
 // - every proof is verified before the sink sees it, and the sink sees each proved partition
 //   exactly once (serialized, from a worker thread);
 // - every phase of every attempt is a span of the shared trace schema (source measured).
@@ -59,7 +60,7 @@ struct JobReport {
   std::vector<std::string> workers_lost;
   uint32_t failed_attempts = 0;
   std::vector<uint32_t> failed_attempts_by_partition;  // indexed by partition
-  zkpipe::faults::FaultCounts faults_injected;          // by the fake device (zero for other backends)
+  zkpipe::faults::FaultCounts faults_injected;          // by fake or faulty-cuda (zero for other backends)
   double idle_h2d_gbps = 0;         // one partition's a/b/c staged before the job, nothing else running
   std::string idle_h2d_from;        // "pinned" or "pageable" memory
   double pool_allocation_s = 0;

@@ -25,22 +25,10 @@
 #include <memory>
 #include <optional>
 
-#include "engine/groth16/backend.hpp"
-#include "engine/util/error.hpp"
+#include "engine/pipeline/fault_injecting_backend.hpp"
 #include "faults/fault_injector.hpp"
 
 namespace zk::pipeline {
-
-// A device call failed; the device is still usable.
-class DeviceError : public Error {
- public:
-  using Error::Error;
-};
-// The device is gone; its worker must stop.
-class DeviceLost : public Error {
- public:
-  using Error::Error;
-};
 
 struct FakeDeviceOptions {
   // The seed and each fault's probability. A fake copy error fails at once (stalled_transfer_s 0)
@@ -54,13 +42,11 @@ struct FakeDeviceOptions {
   double kernel_delay_s = 0;  // added to each quotient, MSM and batch-addition call
 };
 
-class FakeBackend final : public groth16::ProverBackend {
+class FakeBackend final : public FaultInjectingBackend {
  public:
   // `faults` (the job's, shared by its workers) must outlive the backend; `worker` keys device loss.
   FakeBackend(const FakeDeviceOptions& options, zkpipe::faults::FaultInjector& faults, uint32_t worker);
-  // Names the attempt the next calls serve: their faults are keyed by it. Calls before the first
-  // attempt (the engine's idle copy measurement) inject none.
-  void begin_attempt(uint32_t partition, uint32_t attempt);
+  void begin_attempt(uint32_t partition, uint32_t attempt) override;
 
   std::string name() const override { return "fake"; }
   void prepare(const groth16::ProvingKey& pk) override { cpu_->prepare(pk); }

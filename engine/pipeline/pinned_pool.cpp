@@ -27,8 +27,11 @@ PinnedPool::PinnedPool(uint32_t slabs, uint64_t slab_bytes, MemoryBudget& budget
   auto start = std::chrono::steady_clock::now();
   if (refuse_pinning) {
     memory_ = Memory::none;
-    fallback_reason_ = "the fake device refused to pin host memory (an injected pinned allocation failure)";
     reservation_ = {};
+    fallback_reason_ = "the fake device refused to pin host memory (an injected pinned allocation failure)";
+    // Where pinning is possible, CUDA itself refuses: a slab's cudaHostAlloc asks for 1 PiB.
+    if (std::string why; HostBlock::pinning_available() && !HostBlock::try_pinned(size_t{1} << 50, why))
+      fallback_reason_ = "an injected pinned allocation failure: " + why;
   } else if (!HostBlock::pinning_available(&fallback_reason_)) {
     memory_ = Memory::pageable;
     for (uint32_t slab = 0; slab < slabs; ++slab) slabs_.push_back(HostBlock::pageable(slab_bytes));

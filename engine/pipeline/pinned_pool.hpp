@@ -5,9 +5,9 @@
 //  - pinned:   page-locked by cudaHostAlloc (a CUDA build on a machine with a device);
 //  - pageable: no device to pin for (no CUDA in this build, or no device): the slabs are aligned
 //              pageable memory, the "pageable fallback", and the pool works as a pool all the same;
-//  - none:     pinning was possible but failed (cudaHostAlloc refused, or the fake device refuses
-//              it): the pool holds no slabs, fallback_reason() says why, and the engine stages in
-//              per-partition pageable memory, warns, and tells the scheduling policy.
+//  - none:     pinning failed (cudaHostAlloc refused, or an injected refusal): the pool holds no
+//              slabs, fallback_reason() says why, and the engine stages in per-partition pageable
+//              memory, warns, and tells the scheduling policy.
 // The slabs form `pools` pools of equal size, numbered as the scheduling policy numbers them
 // (slab s in pool s / slabs-per-pool): one pool for the host, or one per GPU, whose slabs only that
 // GPU's workers copy from (Lease::pool() names it); high-water marks are kept per pool too.
@@ -32,9 +32,10 @@ class PinnedPool {
   enum class Memory { pinned, pageable, none };
 
   // `slabs` blocks of `slab_bytes` in `pools` pools (`slabs` a multiple of `pools`), reserved in
-  // `budget` (throws zk::Error when they do not fit). `refuse_pinning` makes pinning fail as a
-  // refused cudaHostAlloc would (the fake device's pinned_allocation_failure, drawn by the engine
-  // from the job's fault injector).
+  // `budget` (throws zk::Error when they do not fit). `refuse_pinning` injects a refused pinning
+  // (pinned_allocation_failure, drawn by the engine from the job's fault injector): where a CUDA
+  // device is present a real cudaHostAlloc is refused (of an impossible size), else the refusal is
+  // the fake device's.
   PinnedPool(uint32_t slabs, uint64_t slab_bytes, MemoryBudget& budget, bool refuse_pinning = false,
              uint32_t pools = 1);
   PinnedPool(const PinnedPool&) = delete;

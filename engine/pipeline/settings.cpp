@@ -12,6 +12,9 @@
 
 namespace zk::pipeline {
 
+bool uses_cuda(std::string_view backend) { return backend == "cuda" || backend == "faulty-cuda"; }
+bool injects_faults(std::string_view backend) { return backend == "fake" || backend == "faulty-cuda"; }
+
 uint32_t pinned_pools(const Settings& s) { return s.pool_layout == PoolLayout::per_gpu ? s.gpus : 1; }
 
 MachineFacts machine_facts() {
@@ -21,24 +24,41 @@ MachineFacts machine_facts() {
 uint64_t worker_host_bytes(const JobShape& shape, std::string_view backend) {
   const uint64_t split_bytes = 2 * (shape.witness_bytes + shape.witness_bytes / 8);  // scalars + 4-byte indices
   // The CUDA backend's pinned staging buffer holds both splits again; other backends hold a/b/c.
-  return shape.witness_bytes + split_bytes + (backend == "cuda" ? split_bytes : shape.abc_bytes);
+  return shape.witness_bytes + split_bytes + (uses_cuda(backend) ? split_bytes : shape.abc_bytes);
 }
+
+namespace {
+
+void validate_faults(const Settings& s) {
+  const zkpipe::faults::FaultOptions& f = s.fake.faults;
+  try {
+    zkpipe::faults::validate(f);
+  } catch (const std::invalid_argument& e) {
+    fail("--backend {}: {} (see --fault-rate, --copy-fault-rate and the other fault options)", s.backend, e.what());
+  }
+  if (s.backend == "fake") {
+    if (!(s.fake.copy_delay_s >= 0 && s.fake.kernel_delay_s >= 0)) fail("--backend fake: delays must be >= 0");
+    if (f.device_allocation_failure_probability > 0 || f.device_reset_probability > 0)
+      fail("--backend fake allocates no device memory and has no context to reset: --alloc-fault-rate and "
+           "--device-reset-rate are faulty-cuda's (use --device-lost-rate)");
+    return;
+  }
+  if (f.slow_transfer_probability > 0 || f.wrong_result_probability > 0)
+    fail("--backend faulty-cuda injects no slow copies or wrong results (the fake device's): drop --wrong-result-rate");
+  if (f.stalled_transfer_probability > 0 && !(f.stalled_transfer_s > 0))
+    fail("--backend faulty-cuda: a stalled copy needs a watchdog: give --stall-s SECONDS (> 0) with --copy-fault-rate");
+}
+
+}  // namespace
 
 Settings resolve_settings(Settings s, const JobShape& shape, const MachineFacts& machine) {
   if (shape.partitions == 0) fail("a job needs at least one partition");
   if (s.backend.empty()) s.backend = machine.cuda_devices > 0 ? "cuda" : "cpu";
-  if (s.backend == "cuda" && s.gpus > uint32_t(machine.cuda_devices))
+  if (uses_cuda(s.backend) && s.gpus > uint32_t(machine.cuda_devices))
     fail("--gpus {} but {} CUDA devices are present", s.gpus, machine.cuda_devices);
-  if (s.gpus == 0) s.gpus = s.backend == "cuda" ? uint32_t(std::max(machine.cuda_devices, 1)) : 1;
+  if (s.gpus == 0) s.gpus = uses_cuda(s.backend) ? uint32_t(std::max(machine.cuda_devices, 1)) : 1;
   if (s.workers_per_gpu == 0) fail("--workers must be at least 1");
-  if (s.backend == "fake") {
-    try {
-      zkpipe::faults::validate(s.fake.faults);
-    } catch (const std::invalid_argument& e) {
-      fail("--backend fake: {} (see --fault-rate, --copy-fault-rate and the other fault options)", e.what());
-    }
-    if (!(s.fake.copy_delay_s >= 0 && s.fake.kernel_delay_s >= 0)) fail("--backend fake: delays must be >= 0");
-  }
+  if (injects_faults(s.backend)) validate_faults(s);
   const uint32_t workers = s.gpus * s.workers_per_gpu;
   if (s.synthesis_threads == 0) s.synthesis_threads = std::max(1u, machine.cores / 2);
   s.synthesis_threads = std::min(s.synthesis_threads, shape.partitions);
@@ -77,7 +97,7 @@ Settings resolve_settings(Settings s, const JobShape& shape, const MachineFacts&
 
 std::string describe(const Settings& s) {
   // Only the CUDA backend's workers compute on GPUs and hold the key on a device.
-  const bool gpu = s.backend == "cuda";
+  const bool gpu = uses_cuda(s.backend);
   const std::string workers = gpu                  ? fmt::format("{} GPU(s) x {} worker(s)", s.gpus, s.workers_per_gpu)
                               : s.backend == "cpu" ? fmt::format("{} worker(s) on the CPU", s.workers_per_gpu)
                                                    : fmt::format("{} worker(s) on the fake device", s.workers_per_gpu);
@@ -93,14 +113,21 @@ std::string describe(const Settings& s) {
       gpu ? fmt::format(", SRS on {}", srs_residency_name(s.srs_residency)) : std::string(), s.retry_limit);
   if (s.stage_alone != StageAlone::none)
     text += fmt::format("\nmeasuring the {} stage alone", stage_alone_name(s.stage_alone));
+  const zkpipe::faults::FaultOptions& f = s.fake.faults;
   if (s.backend == "fake") {
-    const zkpipe::faults::FaultOptions& f = s.fake.faults;
     text += fmt::format(
         "\nfake device: fault seed {}, P(copy error) {} (stalls {} s), P(slow copy) {} (x{}), P(kernel error) {}, "
         "P(wrong result) {}, P(device lost) {}, P(pinning refused) {}, delays {} s per copy, {} s per kernel",
         f.seed, f.stalled_transfer_probability, f.stalled_transfer_s, f.slow_transfer_probability,
         f.slow_transfer_factor, f.gpu_error_probability, f.wrong_result_probability, f.worker_death_probability,
         f.pinned_allocation_failure_probability, s.fake.copy_delay_s, s.fake.kernel_delay_s);
+  } else if (s.backend == "faulty-cuda") {
+    text += fmt::format(
+        "\nfaulty-cuda: fault seed {}, P(kernel error) {}, P(device allocation fails) {}, P(copy stalls) {} "
+        "(watchdog {} s), P(sticky error) {}, P(device reset) {}, P(pinning refused) {}",
+        f.seed, f.gpu_error_probability, f.device_allocation_failure_probability, f.stalled_transfer_probability,
+        f.stalled_transfer_s, f.worker_death_probability, f.device_reset_probability,
+        f.pinned_allocation_failure_probability);
   }
   return text;
 }
@@ -120,9 +147,9 @@ nlohmann::json to_json(const Settings& s) {
       {"retry_limit", s.retry_limit},
       {"stage_alone", std::string(stage_alone_name(s.stage_alone))},
   };
-  if (s.backend == "fake") {
+  if (injects_faults(s.backend)) {
     const zkpipe::faults::FaultOptions& f = s.fake.faults;
-    json["fake_device"] = {{"seed", f.seed},
+    json[s.backend == "fake" ? "fake_device" : "injected_faults"] = {{"seed", f.seed},
                            {"gpu_error_probability", f.gpu_error_probability},
                            {"wrong_result_probability", f.wrong_result_probability},
                            {"pinned_allocation_failure_probability", f.pinned_allocation_failure_probability},
@@ -131,6 +158,8 @@ nlohmann::json to_json(const Settings& s) {
                            {"stalled_transfer_probability", f.stalled_transfer_probability},
                            {"stalled_transfer_s", f.stalled_transfer_s},
                            {"worker_death_probability", f.worker_death_probability},
+                           {"device_allocation_failure_probability", f.device_allocation_failure_probability},
+                           {"device_reset_probability", f.device_reset_probability},
                            {"copy_delay_s", s.fake.copy_delay_s},
                            {"kernel_delay_s", s.fake.kernel_delay_s}};
   }

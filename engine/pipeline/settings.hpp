@@ -37,7 +37,8 @@ inline constexpr EnumNames<StageAlone, 3> stage_alone_names{
 inline std::string_view stage_alone_name(StageAlone stage) { return name_of(stage_alone_names, stage); }
 
 struct Settings {
-  std::string backend;                  // cpu | cuda | fake; "": cuda where a device is present, else cpu
+  // cpu | cuda | fake | faulty-cuda (cuda with injected faults); "": cuda where a device is present, else cpu
+  std::string backend;
   uint32_t synthesis_threads = 0;       // 0: half the cores (the rest serve the workers' host work)
   uint32_t partitions_in_flight = 0;    // admitted, not yet copied; 0: synthesis threads + GPU workers
   std::optional<Staging> staging;       // unset: pinned where a CUDA device is present, else pageable
@@ -49,8 +50,13 @@ struct Settings {
   SrsResidency srs_residency = SrsResidency::device;
   uint32_t retry_limit = 2;             // failed attempts of a partition before it is reported
   StageAlone stage_alone = StageAlone::none;
-  FakeDeviceOptions fake;               // faults and delays of --backend fake
+  FakeDeviceOptions fake;               // faults of fake and faulty-cuda, delays of fake
 };
+
+// Whether the backend's workers run on CUDA devices (cuda, faulty-cuda); whether it injects the
+// faults of Settings::fake.faults (fake, faulty-cuda).
+bool uses_cuda(std::string_view backend);
+bool injects_faults(std::string_view backend);
 
 // Pinned pools the settings call for: one per host, or one per GPU (each of pool_slabs slabs).
 uint32_t pinned_pools(const Settings& settings);

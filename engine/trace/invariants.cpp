@@ -58,7 +58,11 @@ class Checker {
     for (const Span* span : spans) {
       // A wait is the waiting thread's: it may begin while the partition's previous attempt runs.
       if (span->phase == Phase::wait_budget || span->phase == Phase::wait_pool) continue;
-      const int rank = phase_rank(span->phase);
+      int rank = phase_rank(span->phase);
+      // A copy after the witness split is the split's own upload of the witness (the CUDA backend's
+      // stage_witness), part of that step.
+      if (span->phase == Phase::h2d && end_by_rank.contains(phase_rank(Phase::witness_split)))
+        rank = phase_rank(Phase::witness_split);
       if (rank == 1 && synthesized) {
         close_attempt();
         if (expected_.proofs_may_be_rejected) assembled = false;  // that proof failed verification

@@ -12,15 +12,17 @@
 
 namespace zk::pipeline::testing {
 
+SmallKey make_small_key(uint64_t constraints) {
+  SmallKey made;
+  made.circuit = circuits::make_circuit({"poseidon-merkle", constraints});
+  r1cs::R1csBuilder builder;
+  made.circuit->synthesize(builder, 0);
+  made.pk = groth16::setup(builder.take(), groth16::ToxicWaste::from_seed(3), made.circuit->spec());
+  return made;
+}
+
 const SmallKey& small_key() {
-  static const SmallKey key = [] {
-    SmallKey made;
-    made.circuit = circuits::make_circuit({"poseidon-merkle", 1 << 10});
-    r1cs::R1csBuilder builder;
-    made.circuit->synthesize(builder, 0);
-    made.pk = groth16::setup(builder.take(), groth16::ToxicWaste::from_seed(3), made.circuit->spec());
-    return made;
-  }();
+  static const SmallKey key = make_small_key(1 << 10);
   return key;
 }
 
@@ -30,9 +32,12 @@ uint64_t partition_bytes() {
 }
 
 FakeJobOutcome run_fake_job(uint32_t partitions, Settings settings) {
-  const SmallKey& key = small_key();
-  const Job job = builtin_job(*key.circuit, key.pk, partitions, 100);
   settings.backend = "fake";
+  return run_recorded_job(small_key(), partitions, settings);
+}
+
+FakeJobOutcome run_recorded_job(const SmallKey& key, uint32_t partitions, const Settings& settings) {
+  const Job job = builtin_job(*key.circuit, key.pk, partitions, 100);
   FakeJobOutcome outcome;
   std::mutex mutex;
   auto sink = [&](const ProvedPartition& proved) {
@@ -88,15 +93,15 @@ std::vector<std::string> job_violations(const FakeJobOutcome& outcome) {
           broken.push_back(fmt::format("partition {} proved without {}", partition, trace::phase_name(phase)));
     }
 
-  if (report.settings.backend == "fake") {
+  if (injects_faults(report.settings.backend)) {
     const zkpipe::faults::FaultCounts& f = report.faults_injected;
-    const uint64_t failing_faults = f.stalled_transfers + f.gpu_errors + f.wrong_results;
+    const uint64_t failing_faults = f.stalled_transfers + f.gpu_errors + f.wrong_results + f.device_allocation_failures;
     if (report.failed_attempts != failing_faults)
       broken.push_back(fmt::format("{} failed attempts but {} injected faults that fail one ({})", report.failed_attempts,
                                    failing_faults, zkpipe::faults::format_fault_counts(f)));
-    if (report.workers_lost.size() != f.worker_deaths)
-      broken.push_back(fmt::format("{} workers lost but {} device losses injected", report.workers_lost.size(),
-                                   f.worker_deaths));
+    if (report.workers_lost.size() != f.worker_deaths + f.device_resets)
+      broken.push_back(fmt::format("{} workers lost but {} device losses and resets injected",
+                                   report.workers_lost.size(), f.worker_deaths + f.device_resets));
   }
   return broken;
 }

@@ -1,7 +1,7 @@
-// fake_job.hpp — what the engine's tests (engine_test.cpp) and the engine property
-// (tests/properties/engine_properties.cpp) share: one small key, a job run on the fake device
-// with a sink that records what it sees, and the check of every promise the engine makes about
-// such a run. The trace's invariants come from the shared checker (trace/invariants.hpp); this
+// fake_job.hpp — what the engine's tests (engine_test.cpp), the engine property
+// (tests/properties/engine_properties.cpp) and the GPU fault tests (tests/gpu/gpu_fault_test.cpp)
+// share: small keys, a job run on the fake device (or any backend) with a sink that records what
+// it sees, and the check of every promise the engine makes about such a run. The trace's invariants come from the shared checker (trace/invariants.hpp); this
 // adds what the trace cannot show. Thread-safe: the key is built once, on first use.
 #pragma once
 #include <cstdint>
@@ -19,6 +19,8 @@ struct SmallKey {
   groth16::ProvingKey pk;
 };
 const SmallKey& small_key();
+// A poseidon-merkle key of about `constraints` constraints, seeded setup (not cached).
+SmallKey make_small_key(uint64_t constraints);
 // One partition's host bytes: a, b, c and the witness.
 uint64_t partition_bytes();
 
@@ -29,6 +31,8 @@ struct FakeJobOutcome {
 };
 // `partitions` partitions of the small key (witness seeds 100..) on the fake device, silently.
 FakeJobOutcome run_fake_job(uint32_t partitions, Settings settings);
+// The same on `key` and settings.backend.
+FakeJobOutcome run_recorded_job(const SmallKey& key, uint32_t partitions, const Settings& settings);
 
 // Every promise the run broke, one line each (empty when all hold):
 // - the measured trace passes trace::check_invariants (trace_expectations(report));
@@ -36,8 +40,9 @@ FakeJobOutcome run_fake_job(uint32_t partitions, Settings settings);
 //   partition was delivered and each failure says why;
 // - the budget's and each pinned pool's high-water marks are within their limits;
 // - a proved partition's spans include every phase of a proof (synthesis to verification);
-// - on the fake device, every failed attempt is an injected fault: failed attempts ==
-//   copy errors + kernel errors + wrong results, lost workers == injected device losses.
+// - on a fault-injecting backend (fake, faulty-cuda), every failed attempt is an injected fault:
+//   failed attempts == copy errors + kernel errors + wrong results + device allocation failures,
+//   and lost workers == injected device losses + device resets.
 std::vector<std::string> job_violations(const FakeJobOutcome& outcome);
 std::string format_lines(const std::vector<std::string>& lines);
 

@@ -403,7 +403,9 @@ PropertyRun run_property(const NamedProperty& property, std::uint64_t seed, int 
   run.faults_injected = {after.gpu_errors - before.gpu_errors,
                          after.pinned_allocation_failures - before.pinned_allocation_failures,
                          after.slow_transfers - before.slow_transfers, after.stalled_transfers - before.stalled_transfers,
-                         after.worker_deaths - before.worker_deaths, after.wrong_results - before.wrong_results};
+                         after.worker_deaths - before.worker_deaths, after.wrong_results - before.wrong_results,
+                         after.device_allocation_failures - before.device_allocation_failures,
+                         after.device_resets - before.device_resets};
   if (result.template is<rc::detail::SuccessResult>()) {
     run.cases_passed = result.template get<rc::detail::SuccessResult>().numSuccess;
     return run;
