@@ -3,13 +3,13 @@
 //
 // prepare(pk) gives the backend the device's copy of the key's point arrays (a, b1, l, h, b2):
 // one per CUDA context (the device's, or a worker's own: faulty-cuda's), uploaded by the first
-// backend there to prepare that key, shared by the others, freed
-// with the last; later calls whose bases are one of those arrays use it. Other bases (all of them
+// backend there to prepare that key, shared by the others, freed with the last; later calls whose
+// bases are one of those arrays use it. Other bases (all of them
 // without prepare(): the engine's pinned-host SRS residency) stream from the host in chunks of
 // `stream_chunk_points` through two device buffers, the next chunk's copy overlapping this
 // chunk's MSM (asynchronous where the host array is page-locked); index lists must then be
 // ascending, as the witness split makes them.
-// The kernels' workspaces (NTT tables, MSM buckets, a witness's digits) are one per device too,
+// The kernels' workspaces (NTT tables, MSM buckets, a witness's digits) are one per context too,
 // shared by its backends: their kernel calls take turns (the engine's compute section already
 // keeps them apart). What a backend stages is its own: the quotient's inputs travel once, through
 // stage_quotient_inputs(); a proof's witness splits once, through stage_witness(): copied into a
