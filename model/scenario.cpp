@@ -281,8 +281,8 @@ Scenario read_scenario(const toml::table& table, const std::string& origin, cons
   TableReader policy_table = root.table("policy");
   PolicyKnobs& knobs = scenario.policy;
   knobs.synthesis_threads = std::uint32_t(policy_table.integer("synthesis_threads", 8, 1, 4096));
-  knobs.synthesis_core_share = policy_table.choice("synthesis_core_share", "synthesizing", {"synthesizing", "threads"}) == "threads"
-                                   ? SynthesisCoreShare::threads : SynthesisCoreShare::synthesizing;
+  knobs.synthesis_core_share =
+      policy_table.choice("synthesis_core_share", SynthesisCoreShare::synthesizing, synthesis_core_share_names);
   knobs.partitions_in_flight = std::uint32_t(policy_table.integer("partitions_in_flight", 4, 1, 100'000));
   knobs.staging = policy_table.choice("staging", policy::Staging::pinned, policy::staging_names);
   knobs.pool_slabs = std::uint32_t(policy_table.integer("pool_slabs", 4, 0, 4096));

@@ -79,6 +79,8 @@ struct Calibration {
 // engine since 2026-12-01; `threads`, each synthesis thread has max(1, cores / threads) however
 // many synthesize, the engine of the traces whose sidecars name no rule.
 enum class SynthesisCoreShare { synthesizing, threads };
+inline constexpr zk::EnumNames<SynthesisCoreShare, 2> synthesis_core_share_names{
+    {{"synthesizing", SynthesisCoreShare::synthesizing}, {"threads", SynthesisCoreShare::threads}}};
 
 inline std::uint32_t synthesis_cores_each(SynthesisCoreShare rule, std::uint32_t cores, std::uint32_t threads,
                                           std::uint32_t synthesizing) {

@@ -18,7 +18,7 @@ trace::Sidecar simulation_sidecar(const Scenario& scenario, const SimulationResu
   sidecar.settings = {{"staging", policy::staging_name(result.staging)},
                       {"staging_configured", policy::staging_name(settings.staging)},
                       {"synthesis_threads", scenario.policy.synthesis_threads},
-                      {"synthesis_core_share", synthesis_core_share_name(scenario.policy.synthesis_core_share)},
+                      {"synthesis_core_share", zk::name_of(synthesis_core_share_names, scenario.policy.synthesis_core_share)},
                       {"partitions", settings.partitions},
                       {"partitions_in_flight", settings.partitions_in_flight_max},
                       {"pool_slabs", settings.pool_slabs},
@@ -38,15 +38,11 @@ trace::Sidecar simulation_sidecar(const Scenario& scenario, const SimulationResu
   return sidecar;
 }
 
-const char* synthesis_core_share_name(SynthesisCoreShare rule) {
-  return rule == SynthesisCoreShare::threads ? "threads" : "synthesizing";
-}
-
 SynthesisCoreShare synthesis_core_share_of(const trace::Sidecar& sidecar) {
   const std::string name = sidecar.settings.value("synthesis_core_share", std::string("threads"));
-  for (SynthesisCoreShare rule : {SynthesisCoreShare::synthesizing, SynthesisCoreShare::threads})
-    if (name == synthesis_core_share_name(rule)) return rule;
-  throw std::runtime_error(fmt::format("sidecar settings.synthesis_core_share \"{}\": expected \"synthesizing\" or \"threads\"", name));
+  if (const auto rule = zk::value_of(synthesis_core_share_names, name)) return *rule;
+  throw std::runtime_error(fmt::format("sidecar settings.synthesis_core_share \"{}\": expected one of {}", name,
+                                       zk::joined_names(synthesis_core_share_names, ", ", "\"")));
 }
 
 }  // namespace zkpipe::model

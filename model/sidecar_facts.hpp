@@ -12,7 +12,6 @@ namespace zkpipe::model {
 
 trace::Sidecar simulation_sidecar(const Scenario& scenario, const SimulationResult& result);
 
-const char* synthesis_core_share_name(SynthesisCoreShare rule);  // "synthesizing", "threads"
 // How the engine that wrote a trace split the cores between its syntheses: the sidecar's
 // settings.synthesis_core_share, `threads` where it names none (engines before 2026-12-01).
 // Throws std::runtime_error on a name it does not know.

@@ -126,7 +126,7 @@ std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::
       std::max<std::uint64_t>(1, std::uint64_t(std::llround(abc_bytes / double(shape->constraints)))),
       shape->zero_scalar_share, shape->one_scalar_share, double(shape->witness_upload_bytes) / double(1 << 20),
       required(settings, "synthesis_threads", run, "settings").get<std::uint64_t>(),
-      synthesis_core_share_name(synthesis_core_share_of(run.sidecar)),
+      zk::name_of(synthesis_core_share_names, synthesis_core_share_of(run.sidecar)),
       required(settings, "partitions_in_flight", run, "settings").get<std::uint64_t>(), staging,
       staging == "pinned" ? required(settings, "pool_slabs", run, "settings").get<std::uint64_t>() : 0,
       settings.value("pool_layout", std::string("per-host")),  // runs traced before the setting: one pool per host
