@@ -362,8 +362,13 @@ toml::table parse_toml(std::string_view text, const std::string& origin) {
   }
 }
 
+// Points of one sweep at most (each one a simulation): a range or a product of lists beyond it is
+// refused before it is expanded.
+constexpr std::size_t max_sweep_points = 10'000;
+
 std::vector<toml::array> sweep_values(TableReader& sweep) {
   std::vector<toml::array> axes;
+  std::size_t points = 1;
   for (const auto& [key, node] : sweep.raw()) {
     sweep.mark_known(key.str());
     toml::array values;
@@ -377,12 +382,21 @@ std::vector<toml::array> sweep_values(TableReader& sweep) {
       reader.reject_unknown_keys();
       const bool integers = (*range)["from"].is_integer() && (*range)["to"].is_integer() &&
                             (!range->contains("step") || (*range)["step"].is_integer());
-      for (double value = from; value <= to + step * 1e-9; value += step)
+      const double steps = std::floor((to - from) / step + 1e-9);  // values: steps + 1 (none when to < from)
+      if (steps >= double(max_sweep_points))
+        sweep.fail(key.str(), fmt::format("the range gives more than {} values; make the step larger", max_sweep_points));
+      for (double i = 0; i <= steps; ++i) {
+        const double value = from + i * step;
         integers ? values.push_back(std::int64_t(std::llround(value))) : values.push_back(value);
+      }
     } else {
       sweep.fail(key.str(), "expected a list of values or a range { from, to, step }");
     }
     if (values.empty()) sweep.fail(key.str(), "the sweep gives no values");
+    points *= values.size();
+    if (points > max_sweep_points)
+      sweep.fail(key.str(), fmt::format("the sweep has more than {} points (the product of every key's values); "
+                                        "split it into several files", max_sweep_points));
     axes.push_back(std::move(values));
   }
   return axes;
@@ -413,7 +427,7 @@ LoadedScenario parse_scenario_text(std::string_view text, const std::string& ori
     for (const std::string& file : files) {
       const std::filesystem::path path = directory / file;
       std::ifstream in(path);
-      if (!in)
+      if (!in || !std::filesystem::is_regular_file(path))  // not a folder, nor a device that never ends
         throw ScenarioError(fmt::format("{}: calibration: cannot open {}; the path is relative to the scenario file",
                                         where(sources, "calibration", origin), path.string()));
       std::ostringstream calibration_text;

@@ -67,6 +67,10 @@ class Reader {
     if (count != expected_count)
       fail("{}: at byte {}: {} has {} entries, the header implies {}; the file is corrupt",
            path_.string(), at, what, count, expected_count);
+    if (count > (size_ - offset_) / sizeof(T))  // before allocating: a count may claim any size
+      fail("{}: truncated at byte {}: {} has {} entries of {} bytes, the file has {} bytes left; "
+           "the file is incomplete, make the key again", path_.string(), offset_, what, count, sizeof(T),
+           size_ - offset_);
     std::vector<T> v(count);
     bytes(v.data(), count * sizeof(T), what);
     return v;
@@ -173,7 +177,9 @@ ProvingKey read_proving_key(const std::filesystem::path& path) {
   pk.num_public = r.value<uint32_t>("the public input count");
   pk.num_vars = r.value<uint32_t>("the variable count");
   pk.lg_domain = r.value<uint32_t>("the domain size");
-  if (pk.lg_domain > max_lg_domain || pk.num_vars < pk.num_public + 1 ||
+  // Each bound before the sums that use it, so that no sum wraps.
+  if (pk.lg_domain > max_lg_domain || pk.num_vars < uint64_t{pk.num_public} + 1 ||
+      pk.num_constraints >= (uint64_t{1} << pk.lg_domain) ||
       pk.num_constraints + pk.num_public >= (uint64_t{1} << pk.lg_domain))
     fail("{}: inconsistent header (domain 2^{}, {} constraints, {} public, {} variables); "
          "the file is corrupt", path.string(), pk.lg_domain, pk.num_constraints, pk.num_public,

@@ -2,6 +2,7 @@
 // JSON, unknown circuits, impossible sizes.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -85,6 +86,17 @@ TEST_F(BadInput, CorruptedKey) {
   std::string longer = whole + "extra";
   expect_error([&] { read_proving_key(write("l.key", longer)); }, "bytes");
   expect_error([&] { read_proving_key(dir_ / "absent.key"); }, "cannot open");
+}
+
+// A count the file cannot hold is refused before anything is allocated: matrix C's last row start
+// and its column count both claim 2^60 entries (once an uncaught std::bad_alloc).
+TEST_F(BadInput, CountsBeyondTheFileAreRefusedBeforeAllocating) {
+  std::string whole = bytes_of(key());
+  const uint64_t huge = uint64_t{1} << 60;
+  const size_t columns_count_at = c_columns_at(whole.size());
+  std::memcpy(whole.data() + columns_count_at - sizeof(uint64_t), &huge, sizeof huge);  // C's last row start
+  std::memcpy(whole.data() + columns_count_at, &huge, sizeof huge);
+  expect_error([&] { read_proving_key(write("huge.key", whole)); }, "matrix C columns has 1152921504606846976 entries");
 }
 
 TEST_F(BadInput, MalformedJson) {
