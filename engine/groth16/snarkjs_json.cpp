@@ -36,6 +36,8 @@ json read_json(const std::filesystem::path& path) {
     return json::parse(in);
   } catch (const json::parse_error& e) {
     fail("{}: not valid JSON (byte {}): fix or regenerate the file", path.string(), e.byte);
+  } catch (const json::exception& e) {  // e.g. a number too large for a double
+    fail("{}: not readable JSON ({}): fix or regenerate the file", path.string(), e.what());
   }
 }
 

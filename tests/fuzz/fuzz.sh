@@ -11,7 +11,8 @@
 # trace_csv sidecar (traces), scenario (the model's TOML). Inputs that once crashed a reader lie in
 # regressions/<target>/ and join its corpus on every run.
 # Longer on demand, e.g. an hour per reader on 2 cores: tests/fuzz/fuzz.sh run build-fuzz 3600 2
-# Findings (crash-*, timeout-*, leak-*, oom-*) land in OUT_DIR/findings-<target>/ and replay with
+# FUZZ_SEED=N fixes libFuzzer's seed (CTest's runs use 1, so that CI is repeatable; 0, the default,
+# draws one). Findings (crash-*, timeout-*, leak-*, oom-*) land in OUT_DIR/findings-<target>/ and replay with
 # OUT_DIR/fuzz_<target> FILE.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -90,7 +91,7 @@ run() {
     for seed in ${seeds[$t]}; do cp "$root/$seed" "$corpus/seed-$(echo "$seed" | tr / _)"; done
     [ -d "$here/regressions/$t" ] && cp "$here/regressions/$t"/* "$corpus/"
     local log="$out/fuzz-$t.log"
-    local args=("$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384
+    local args=("$corpus" -max_total_time="$seconds" -seed="${FUZZ_SEED:-0}" -timeout=10 -rss_limit_mb=2048 -max_len=16384
                 -artifact_prefix="$findings/" -print_final_stats=1)
     [ "$jobs" -gt 1 ] && args+=(-fork="$jobs")
     if "$out/fuzz_$t" "${args[@]}" >"$log" 2>&1; then

@@ -106,6 +106,7 @@ TEST_F(BadInput, MalformedJson) {
   expect_error([&] { read_proof_json(write("d.json", "{\"pi_a\": [1, 2, 1]}")); }, "decimal string");
   expect_error([&] { read_public_json(write("e.json", "[\"-5\"]")); }, "not a field element");
   expect_error([&] { read_public_json(write("f.json", "{}")); }, "array");
+  expect_error([&] { read_public_json(write("h.json", "[67189078400123509405E764038]")); }, "number overflow");
   expect_error([&] { read_verifying_key_json(write("g.json", "{\"curve\":\"bn128\"}")); }, "bls12381");
 }
 
