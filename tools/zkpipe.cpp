@@ -343,7 +343,9 @@ int main(int argc, char** argv) {
   add_enum_option(prove, "--pool-layout", engine.pool_layout, zkpipe::policy::pool_layout_names,
                   "pinned pools: per-host (one, leased by every GPU's workers; the default) or per-gpu (one of "
                   "--pool-slabs per GPU; a partition is bound to the GPU whose slab it holds)");
-  prove->add_option("--budget", engine.budget_bytes, "host memory budget, e.g. 96GiB (default: 80% of the memory available)")
+  prove->add_option("--budget", engine.budget_bytes, "host memory budget, e.g. 96GiB (default: the proving key plus 80% of the memory available)")
+      ->transform(CLI::AsSizeValue(false));
+  prove->add_option("--device-budget", engine.device_budget_bytes, "device memory budget of each GPU, e.g. 100GiB: fewer workers, or the key's points streamed from pinned host memory, where the job does not fit (default: 90% of the GPU's free memory)")
       ->transform(CLI::AsSizeValue(false));
   prove->add_option("--workers", engine.workers_per_gpu, "GPU workers per GPU, each with its own streams and buffers")->capture_default_str();
   prove->add_option("--gpus", engine.gpus, "GPUs to use (default: every CUDA device; 1 for cpu and fake)");
@@ -367,6 +369,8 @@ int main(int argc, char** argv) {
   prove->add_option("--device-lost-rate", engine.fake.faults.worker_death_probability, "--backend fake, faulty-cuda: probability that a worker's device is lost at an attempt's copy (faulty-cuda: a sticky illegal-address error)")->capture_default_str();
   prove->add_option("--alloc-fault-rate", engine.fake.faults.device_allocation_failure_probability, "--backend faulty-cuda: probability that an attempt's device allocation fails")->capture_default_str();
   prove->add_option("--device-reset-rate", engine.fake.faults.device_reset_probability, "--backend faulty-cuda: probability that a worker's device context is reset under an attempt")->capture_default_str();
+  prove->add_option("--fake-device-memory", engine.fake.device_memory_bytes, "--backend fake: the fake device's memory, e.g. 16GiB, which the device budget's default is taken from (default: as much as the job needs)")
+      ->transform(CLI::AsSizeValue(false));
   prove->add_option("--pinning-fault-rate", engine.fake.faults.pinned_allocation_failure_probability, "--backend fake, faulty-cuda: probability that the pinned pool's allocation is refused (staging falls back to pageable)")->capture_default_str();
   zkey->needs(wtns)->excludes(key)->excludes(witness_seed);
   wtns->needs(zkey);

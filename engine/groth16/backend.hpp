@@ -17,6 +17,7 @@
 #include "engine/groth16/keys.hpp"
 #include "engine/groth16/witness_split.hpp"
 #include "kernels/ntt/domain.hpp"
+#include "policy/device_memory.hpp"
 
 namespace zk::groth16 {
 
@@ -62,6 +63,13 @@ class ProverBackend {
   virtual std::string name() const = 0;
   // Called once per key before proving with it.
   virtual void prepare(const ProvingKey&) {}
+  // What proving with `pk` holds in its device's memory, before any of it is allocated (nothing
+  // where the backend computes in host memory).
+  virtual zkpipe::policy::DeviceFootprint device_footprint(const ProvingKey&) const { return {}; }
+  // Allocates, before the first proof, what stage_witness() needs for `pk`'s splits staged from
+  // `from` (a page-locked host buffer only where `from` is pinned); without it the first
+  // stage_witness() does.
+  virtual void reserve_witness_staging(const ProvingKey&, WitnessHostMemory) {}
 
   // Given a, b, c evaluated on the n rows, leaves in `a` the values p_i = A(g_i)B(g_i) - C(g_i)
   // on the coset g_i = omega_2n * omega_n^i (snarkjs's H input). b and c are clobbered.

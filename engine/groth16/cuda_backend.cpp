@@ -110,6 +110,7 @@ template <class Affine>
 class DeviceBases {
  public:
   explicit DeviceBases(size_t chunk_points) : chunk_points_(chunk_points) {}
+  size_t chunk_points() const { return chunk_points_; }
 
   void use(std::shared_ptr<const DeviceKey> key) { key_ = std::move(key); }
   // The prepared device copy of `host`, or null.
@@ -394,24 +395,52 @@ CudaBackend::CudaBackend(size_t stream_chunk_points) {
 
 CudaBackend::~CudaBackend() = default;
 
+namespace {
+
+// The shared workspaces' bytes: G2's MSMs run on the digits of the witness (bucket memory alone)
+// where the bases are prepared; G1's also serve the quotient's n scalars and their own digits.
+struct WorkspaceBytes {
+  size_t ntt, g1, g2, digits;
+  explicit WorkspaceBytes(const ProvingKey& pk)
+      : ntt(ntt::CudaNtt::workspace_bytes(pk.lg_domain)),
+        g1(msm::CudaMsm<bls12_381::G1Curve>::workspace_bytes(std::max<size_t>(pk.domain_size(), pk.num_vars))),
+        g2(msm::CudaMsm<bls12_381::G2Curve>::workspace_bytes(pk.num_vars) - msm::CudaMsmDigits::workspace_bytes(pk.num_vars)),
+        digits(msm::CudaMsmDigits::workspace_bytes(pk.num_vars)) {}
+  size_t total() const { return ntt + g1 + g2 + digits; }
+};
+
+size_t witness_capacity(const ProvingKey& pk) {
+  return WitnessLayout::capacity(pk.num_vars, pk.num_vars - pk.num_public - 1);
+}
+
+}  // namespace
+
+zkpipe::policy::DeviceFootprint CudaBackend::device_footprint(const ProvingKey& pk) const {
+  const size_t chunk = impl_->g1_bases.chunk_points();
+  return {pk.msm_point_bytes(), WorkspaceBytes(pk).total(), 3 * pk.domain_size() * sizeof(Fr) + witness_capacity(pk),
+          2 * chunk * (sizeof(G1Affine) + sizeof(G2Affine)) + chunk * sizeof(uint32_t) +
+              msm::CudaMsmDigits::workspace_bytes(chunk)};
+}
+
 void CudaBackend::prepare(const ProvingKey& pk) {
   bool uploaded = false;
   const std::shared_ptr<const DeviceKey> key = DeviceKey::of(pk, impl_->stream.get(), uploaded);
   impl_->g1_bases.use(key);
   impl_->g2_bases.use(key);
-  const size_t n = pk.domain_size(), vars = pk.num_vars;
-  const size_t witness_bytes = WitnessLayout::capacity(vars, vars - pk.num_public - 1);
-  impl_->witness_host.reserve(witness_bytes);
-  impl_->witness_device.reserve(witness_bytes);
+  const WorkspaceBytes workspace(pk);
   fmt::print("cuda: key bases {:.1f} MiB on the device ({}); shared workspace: NTT {:.1f} MiB, G1 MSM {:.1f} MiB, "
-             "G2 MSM {:.1f} MiB, witness digits {:.1f} MiB; this worker's: quotient {:.1f} MiB, witness staging "
-             "{:.1f} MiB pinned host + {:.1f} MiB device\n",
-             mib(key->bytes()), uploaded ? "uploaded" : "the device's copy, shared",
-             mib(ntt::CudaNtt::workspace_bytes(pk.lg_domain)),
-             mib(msm::CudaMsm<bls12_381::G1Curve>::workspace_bytes(std::max<size_t>(n, vars))),
-             mib(msm::CudaMsm<bls12_381::G2Curve>::workspace_bytes(vars) - msm::CudaMsmDigits::workspace_bytes(vars)),
-             mib(msm::CudaMsmDigits::workspace_bytes(vars)), mib(3 * n * sizeof(Fr)), mib(witness_bytes),
-             mib(witness_bytes));
+             "G2 MSM {:.1f} MiB, witness digits {:.1f} MiB; this worker's quotient {:.1f} MiB\n",
+             mib(key->bytes()), uploaded ? "uploaded" : "the device's copy, shared", mib(workspace.ntt),
+             mib(workspace.g1), mib(workspace.g2), mib(workspace.digits), mib(3 * pk.domain_size() * sizeof(Fr)));
+}
+
+void CudaBackend::reserve_witness_staging(const ProvingKey& pk, WitnessHostMemory from) {
+  const size_t bytes = witness_capacity(pk);
+  impl_->witness_device.reserve(bytes);
+  if (from == WitnessHostMemory::pinned) impl_->witness_host.reserve(bytes);
+  fmt::print("cuda: this worker's witness staging {:.1f} MiB on the device, {}\n", mib(bytes),
+             from == WitnessHostMemory::pinned ? fmt::format("{:.1f} MiB pinned host", mib(bytes))
+                                               : std::string("copied from the splits' pageable memory"));
 }
 
 StagedWitness CudaBackend::stage_witness(const ProofSplits& splits, WitnessHostMemory from) {

@@ -16,8 +16,9 @@
 // page-locked buffer (then one copy on the witness copy stream) or straight from the splits'
 // pageable vectors, as asked; later calls on those splits read the device copy, and the split of
 // all of z is decomposed into digits and sorted once for A, B_G1 and B_G2 where the bases are
-// prepared. prepare() allocates the pinned and device witness buffers for the key's largest
-// splits (without prepare(), the first stage_witness() does). Scalars and index lists of any
+// prepared. reserve_witness_staging() allocates the device witness buffer for the key's largest
+// splits, and the pinned one where they are to be staged from pinned memory (without it, the
+// first stage_witness() does). Scalars and index lists of any
 // other call travel with it. The constructor throws zk::Error when no CUDA device is present;
 // CUDA failures throw zk::cuda::CudaError naming the call, file and line. One backend is not
 // thread-safe (one stream); the key passed to prepare() must outlive it.
@@ -62,6 +63,11 @@ class CudaBackend final : public ProverBackend {
   ~CudaBackend() override;
   std::string name() const override { return "cuda"; }
   void prepare(const ProvingKey& pk) override;
+  // The key's bases; the NTT, G1 and G2 MSM and witness-digit workspaces; this backend's quotient
+  // and witness buffers; and, with the bases streamed, its two chunk buffers per curve, their
+  // index list and G2's digits of a chunk.
+  zkpipe::policy::DeviceFootprint device_footprint(const ProvingKey& pk) const override;
+  void reserve_witness_staging(const ProvingKey& pk, WitnessHostMemory from) override;
   void quotient_evaluations(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c,
                             const ntt::Domain& domain) override;
   // Copies a, b, c to the device (returns when the host buffers may be reused); the quotient

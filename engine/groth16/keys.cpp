@@ -140,10 +140,11 @@ void write_key(const ProvingKey& pk, Writer& w) {
 
 }  // namespace
 
-uint64_t ProvingKey::bytes() const {
-  return (ic.size() + a.size() + b1.size() + l.size() + h.size()) * sizeof(G1Affine) +
-         b2.size() * sizeof(G2Affine) + constraints.bytes();
+uint64_t ProvingKey::msm_point_bytes() const {
+  return (a.size() + b1.size() + l.size() + h.size()) * sizeof(G1Affine) + b2.size() * sizeof(G2Affine);
 }
+
+uint64_t ProvingKey::bytes() const { return ic.size() * sizeof(G1Affine) + msm_point_bytes() + constraints.bytes(); }
 
 void write_proving_key(const ProvingKey& pk, const std::filesystem::path& path) {
   if (pk.constraints.rows() != pk.num_constraints)

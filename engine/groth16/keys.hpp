@@ -53,6 +53,7 @@ struct ProvingKey {
   size_t domain_size() const { return size_t{1} << lg_domain; }
   VerifyingKey verifying_key() const { return {alpha1, beta2, gamma2, delta2, ic}; }
   uint64_t bytes() const;  // points and matrices
+  uint64_t msm_point_bytes() const;  // the MSMs' bases: a, b1, l, h, b2 (what a device holds)
 };
 
 void write_proving_key(const ProvingKey& pk, const std::filesystem::path& path);

@@ -324,6 +324,23 @@ std::pair<double, std::string> measure_idle_h2d(const Job& job, const Settings& 
   return {double(job.abc_bytes()) / 1e9 / best_s, pinned ? "pinned" : "pageable"};
 }
 
+// Fits the job into each GPU's memory as `backend` (worker 0's) would hold it (fit_device_memory),
+// says what the plan changed and returns the bytes it holds per GPU (0: the backend holds none).
+uint64_t fit_devices(Settings& settings, const Settings& requested, const JobShape& shape, const MachineFacts& machine,
+                     const groth16::ProverBackend& backend, const groth16::ProvingKey& pk, const RunOptions& options) {
+  const policy::DeviceFootprint footprint = backend.device_footprint(pk);
+  if (!footprint.holds_device_memory()) return 0;
+  const uint64_t device_free = settings.backend == "fake" ? settings.fake.device_memory_bytes : cuda_free_device_bytes(settings.gpus);
+  const policy::DevicePlan plan = fit_device_memory(settings, requested, shape, machine, footprint, device_free);
+  say(options.log, "engine: device memory per GPU: {} of a budget of {} (key {} {}, shared {}, {} worker(s) x {})\n",
+      format_bytes(double(plan.bytes)), settings.device_budget_bytes ? format_bytes(double(settings.device_budget_bytes)) : "(none)",
+      format_bytes(double(footprint.key_bytes)), plan.key_on_device ? "on the device" : "streamed from pinned host memory",
+      format_bytes(double(footprint.shared_bytes)), plan.workers_per_gpu,
+      format_bytes(double(policy::device_bytes(footprint, 1, plan.key_on_device) - policy::device_bytes(footprint, 0, plan.key_on_device))));
+  if (!plan.change.empty()) say(options.log, "engine: warning: {}\nengine: {}\n", plan.change, describe(settings));
+  return plan.bytes;
+}
+
 }  // namespace
 
 JobReport run_job(const Job& job, const Settings& requested, const ProofSink& sink, const RunOptions& options) {
@@ -342,18 +359,26 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
   std::optional<zkpipe::faults::FaultInjector> faults;
   if (injects_faults(settings.backend)) faults.emplace(settings.fake.faults);
 
+  if (uses_cuda(settings.backend)) use_cuda_device(0);
+  std::unique_ptr<groth16::ProverBackend> first_backend = make_worker_backend(settings, 0, 0, faults ? &*faults : nullptr);
+  report.device_bytes_planned = fit_devices(settings, requested, shape, report.machine, *first_backend, *job.pk, options);
+
   MemoryBudget budget(settings.budget_bytes);
   auto key_reservation = budget.reserve(job.pk->bytes(), "the proving key");
   std::vector<Worker> workers;
   std::vector<MemoryBudget::Reservation> worker_reservations;
+  const groth16::WitnessHostMemory witness_from =
+      *settings.staging == Staging::pinned ? groth16::WitnessHostMemory::pinned : groth16::WitnessHostMemory::pageable;
   for (uint32_t gpu = 0; gpu < settings.gpus; ++gpu)
     for (uint32_t index = 0; index < settings.workers_per_gpu; ++index) {
       const policy::WorkerId id = gpu * settings.workers_per_gpu + index;
-      worker_reservations.push_back(budget.reserve(worker_host_bytes(shape, settings.backend), fmt::format("worker {}'s buffers", id)));
+      worker_reservations.push_back(budget.reserve(worker_host_bytes(shape, settings.backend, *settings.staging),
+                                                   fmt::format("worker {}'s buffers", id)));
       if (uses_cuda(settings.backend)) use_cuda_device(int(gpu));
-      Worker worker{make_worker_backend(settings, id, gpu, faults ? &*faults : nullptr)};
+      Worker worker{id == 0 ? std::move(first_backend) : make_worker_backend(settings, id, gpu, faults ? &*faults : nullptr)};
       worker.injecting = dynamic_cast<FaultInjectingBackend*>(worker.backend.get());
       if (settings.srs_residency == SrsResidency::device) worker.backend->prepare(*job.pk);
+      worker.backend->reserve_witness_staging(*job.pk, witness_from);
       workers.push_back(std::move(worker));
     }
   report.partition_budget_bytes = budget.available_bytes();
@@ -436,6 +461,7 @@ void write_trace_files(const std::filesystem::path& dir, const Job& job, const J
   sidecar.settings["staging_requested"] = sidecar.settings["staging"];
   sidecar.settings["staging"] = report.staging_memory;  // what calibration fits: the copies' path
   sidecar.settings["synthesis_core_share"] = "synthesizing";  // the cores split between the syntheses running
+  sidecar.settings["device_bytes_planned"] = report.device_bytes_planned;
   sidecar.machine = {{"cores", report.machine.cores},
                      {"available_memory_bytes", report.machine.available_memory_bytes},
                      {"cuda_devices", report.machine.cuda_devices},

@@ -40,6 +40,9 @@ struct FakeDeviceOptions {
   }();
   double copy_delay_s = 0;    // added to each stage_quotient_inputs
   double kernel_delay_s = 0;  // added to each quotient, MSM and batch-addition call
+  // The fake device's memory, which the engine's device-memory plan fits the job into (0: as
+  // much as the job needs).
+  uint64_t device_memory_bytes = 0;
 };
 
 class FakeBackend final : public FaultInjectingBackend {
@@ -50,6 +53,9 @@ class FakeBackend final : public FaultInjectingBackend {
 
   std::string name() const override { return "fake"; }
   void prepare(const groth16::ProvingKey& pk) override { cpu_->prepare(pk); }
+  // What a GPU would hold of the data the fake device moves: the key's bases (once per device),
+  // and each worker's a/b/c and witness.
+  zkpipe::policy::DeviceFootprint device_footprint(const groth16::ProvingKey& pk) const override;
   void quotient_evaluations(std::span<groth16::Fr> a, std::span<groth16::Fr> b, std::span<groth16::Fr> c,
                             const ntt::Domain& domain) override;
   groth16::G1 msm(std::span<const groth16::G1Affine> bases, std::span<const uint32_t> indices,

@@ -1,5 +1,6 @@
 #include "engine/pipeline/host_memory.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <new>
 #include <utility>
@@ -34,6 +35,26 @@ void use_cuda_device(int gpu) {
 #else
   (void)gpu;
 #endif
+}
+
+uint64_t cuda_free_device_bytes(uint32_t gpus) {
+  uint64_t smallest = 0;
+#ifdef ZKPIPE_HAVE_CUDA
+  if (cuda_devices() == 0) return 0;
+  int current = 0;
+  if (cudaGetDevice(&current) != cudaSuccess) fail("cudaGetDevice failed");
+  for (uint32_t gpu = 0; gpu < gpus; ++gpu) {
+    use_cuda_device(int(gpu));
+    size_t free = 0, total = 0;
+    if (cudaError_t status = cudaMemGetInfo(&free, &total); status != cudaSuccess)
+      fail("cudaMemGetInfo on device {} failed: {}", gpu, cudaGetErrorString(status));
+    smallest = gpu == 0 ? free : std::min<uint64_t>(smallest, free);
+  }
+  use_cuda_device(current);
+#else
+  (void)gpus;
+#endif
+  return smallest;
 }
 
 bool cuda_device_lost() {

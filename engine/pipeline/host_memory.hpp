@@ -6,10 +6,12 @@
 // already exists (cudaHostRegister: fast for touched memory, 23 ms for 512 MiB on the H200) for
 // its lifetime, where CUDA and a device are present. cuda_devices() is 0 in a build without CUDA
 // or on a machine without a device; use_cuda_device() selects the calling thread's device;
+// cuda_free_device_bytes() is what the device-memory budget's default starts from;
 // cuda_device_lost() says whether the calling thread's device hit a sticky error (illegal
 // address, launch failure, ECC...), after which its context is unusable.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -20,6 +22,8 @@ namespace zk::pipeline {
 
 int cuda_devices();
 void use_cuda_device(int gpu);
+// The smallest free memory (cudaMemGetInfo) of devices 0..gpus-1 now; 0 without CUDA or a device.
+uint64_t cuda_free_device_bytes(uint32_t gpus);
 bool cuda_device_lost();
 
 class HostBlock {

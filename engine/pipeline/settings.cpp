@@ -1,6 +1,7 @@
 #include "engine/pipeline/settings.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <thread>
 
@@ -21,10 +22,11 @@ MachineFacts machine_facts() {
   return {std::max(1u, std::thread::hardware_concurrency()), available_memory_bytes(), cuda_devices()};
 }
 
-uint64_t worker_host_bytes(const JobShape& shape, std::string_view backend) {
+uint64_t worker_host_bytes(const JobShape& shape, std::string_view backend, Staging staging) {
   const uint64_t split_bytes = 2 * (shape.witness_bytes + shape.witness_bytes / 8);  // scalars + 4-byte indices
   // The CUDA backend's pinned staging buffer holds both splits again; other backends hold a/b/c.
-  return shape.witness_bytes + split_bytes + (uses_cuda(backend) ? split_bytes : shape.abc_bytes);
+  const uint64_t staged_bytes = !uses_cuda(backend) ? shape.abc_bytes : staging == Staging::pinned ? split_bytes : 0;
+  return shape.witness_bytes + split_bytes + staged_bytes;
 }
 
 namespace {
@@ -66,11 +68,12 @@ Settings resolve_settings(Settings s, const JobShape& shape, const MachineFacts&
   s.partitions_in_flight = std::min(s.partitions_in_flight, shape.partitions);
   if (!s.staging) s.staging = machine.cuda_devices > 0 ? Staging::pinned : Staging::pageable;
 
-  const uint64_t fixed_host_bytes = shape.key_bytes + uint64_t{workers} * worker_host_bytes(shape, s.backend);
+  const uint64_t fixed_host_bytes = shape.key_bytes + uint64_t{workers} * worker_host_bytes(shape, s.backend, *s.staging);
   if (s.budget_bytes == 0) {
     if (machine.available_memory_bytes == 0)
       fail("the memory available could not be read from /proc/meminfo: give --budget BYTES");
-    s.budget_bytes = machine.available_memory_bytes / 10 * 8;
+    // The key is loaded already, so the memory available no longer counts it.
+    s.budget_bytes = shape.key_bytes + machine.available_memory_bytes / 10 * 8;
   }
   if (s.budget_bytes < fixed_host_bytes + shape.partition_host_bytes())
     fail("the host memory budget of {} cannot hold the proving key and workers' buffers ({}) and one "
@@ -95,6 +98,26 @@ Settings resolve_settings(Settings s, const JobShape& shape, const MachineFacts&
   return s;
 }
 
+zkpipe::policy::DevicePlan fit_device_memory(Settings& s, const Settings& requested, const JobShape& shape,
+                                            const MachineFacts& machine, const zkpipe::policy::DeviceFootprint& footprint,
+                                            uint64_t device_free_bytes) {
+  if (s.device_budget_bytes == 0) s.device_budget_bytes = device_free_bytes / 10 * 9;
+  const uint64_t budget = s.device_budget_bytes ? s.device_budget_bytes : std::numeric_limits<uint64_t>::max();
+  zkpipe::policy::DevicePlan plan;
+  try {
+    plan = zkpipe::policy::plan_device_memory(footprint, budget, s.workers_per_gpu, s.srs_residency == SrsResidency::device);
+  } catch (const std::invalid_argument& e) {
+    fail("{} (--device-budget)", e.what());
+  }
+  if (plan.change.empty()) return plan;
+  Settings fitted = requested;
+  fitted.workers_per_gpu = plan.workers_per_gpu;
+  fitted.srs_residency = plan.key_on_device ? SrsResidency::device : SrsResidency::pinned_host;
+  fitted.device_budget_bytes = s.device_budget_bytes;
+  s = resolve_settings(fitted, shape, machine);
+  return plan;
+}
+
 std::string describe(const Settings& s) {
   // Only the CUDA backend's workers compute on GPUs and hold the key on a device.
   const bool gpu = uses_cuda(s.backend);
@@ -103,13 +126,14 @@ std::string describe(const Settings& s) {
                                                    : fmt::format("{} worker(s) on the fake device", s.workers_per_gpu);
   std::string text = fmt::format(
       "backend {}, {}, {} synthesis thread(s), {} partition(s) in flight\n"
-      "staging {}{}, host budget {}{}, {} retries per partition",
+      "staging {}{}, host budget {}{}{}, {} retries per partition",
       s.backend, workers, s.synthesis_threads, s.partitions_in_flight,
       zkpipe::policy::staging_name(s.staging.value_or(Staging::pageable)),
       s.pool_slabs ? fmt::format(" ({} pinned slabs{})", s.pool_slabs,
                                  s.pool_layout == PoolLayout::per_gpu ? " per GPU" : "")
                    : std::string(),
       format_bytes(double(s.budget_bytes)),
+      s.device_budget_bytes ? fmt::format(", device budget {} per GPU", format_bytes(double(s.device_budget_bytes))) : std::string(),
       gpu ? fmt::format(", SRS on {}", srs_residency_name(s.srs_residency)) : std::string(), s.retry_limit);
   if (s.stage_alone != StageAlone::none)
     text += fmt::format("\nmeasuring the {} stage alone", stage_alone_name(s.stage_alone));
@@ -141,6 +165,7 @@ nlohmann::json to_json(const Settings& s) {
       {"pool_slabs", s.pool_slabs},
       {"pool_layout", std::string(zkpipe::policy::pool_layout_name(s.pool_layout))},
       {"host_budget_bytes", s.budget_bytes},
+      {"device_budget_bytes", s.device_budget_bytes},
       {"gpus", s.gpus},
       {"workers_per_gpu", s.workers_per_gpu},
       {"srs_residency", std::string(srs_residency_name(s.srs_residency))},
@@ -161,7 +186,8 @@ nlohmann::json to_json(const Settings& s) {
                            {"device_allocation_failure_probability", f.device_allocation_failure_probability},
                            {"device_reset_probability", f.device_reset_probability},
                            {"copy_delay_s", s.fake.copy_delay_s},
-                           {"kernel_delay_s", s.fake.kernel_delay_s}};
+                           {"kernel_delay_s", s.fake.kernel_delay_s},
+                           {"device_memory_bytes", s.fake.device_memory_bytes}};
   }
   return json;
 }

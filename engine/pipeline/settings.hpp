@@ -13,6 +13,7 @@
 
 #include "engine/pipeline/fake_backend.hpp"
 #include "engine/util/enum_names.hpp"
+#include "policy/device_memory.hpp"
 #include "policy/scheduling_policy.hpp"
 
 namespace zk::pipeline {
@@ -44,7 +45,8 @@ struct Settings {
   std::optional<Staging> staging;       // unset: pinned where a CUDA device is present, else pageable
   uint32_t pool_slabs = 0;              // pinned staging, per pool; 0: partitions in flight over the pools, as the budget allows
   PoolLayout pool_layout = PoolLayout::per_host;  // one pinned pool for the host, or one per GPU
-  uint64_t budget_bytes = 0;            // host memory budget; 0: 80% of the memory available at start
+  uint64_t budget_bytes = 0;            // host memory budget; 0: the key plus 80% of the memory available at start
+  uint64_t device_budget_bytes = 0;     // per GPU; 0: 90% of the free memory of the job's smallest GPU at start
   uint32_t gpus = 0;                    // 0: every CUDA device (cuda), else 1
   uint32_t workers_per_gpu = 2;         // each with its own streams and buffers
   SrsResidency srs_residency = SrsResidency::device;
@@ -78,12 +80,22 @@ struct JobShape {
 };
 
 // Host bytes one GPU worker holds all job long: the witness of the partition it proves and its
-// two splits (scalars and indices, see groth16::split_for_proof), plus the CUDA backend's pinned
-// copy of the splits (its witness staging buffer), or the staged a/b/c where the backend computes
-// in host memory.
-uint64_t worker_host_bytes(const JobShape& shape, std::string_view backend);
+// two splits (scalars and indices, see groth16::split_for_proof), plus, on CUDA, the pinned copy
+// of the splits its witness is staged from (pinned staging only), or the staged a/b/c where the
+// backend computes in host memory.
+uint64_t worker_host_bytes(const JobShape& shape, std::string_view backend, Staging staging);
 
 Settings resolve_settings(Settings requested, const JobShape& shape, const MachineFacts& machine);
+
+// Fits the resolved settings' workers and key into each GPU's memory (policy::plan_device_memory)
+// for a backend whose workers hold `footprint`: resolves device_budget_bytes (from
+// `device_free_bytes`, the smallest free memory of the job's GPUs, or the fake device's size; 0:
+// unknown, no limit), then lowers workers_per_gpu or streams the key (srs_residency pinned-host)
+// where the plan says so, re-resolving the rest. Throws zk::Error naming the sizes when even one
+// worker cannot fit. The plan's `change` says what it changed (empty when nothing).
+zkpipe::policy::DevicePlan fit_device_memory(Settings& settings, const Settings& requested, const JobShape& shape,
+                                            const MachineFacts& machine, const zkpipe::policy::DeviceFootprint& footprint,
+                                            uint64_t device_free_bytes);
 
 std::string describe(const Settings& settings);
 nlohmann::json to_json(const Settings& settings);

@@ -19,6 +19,7 @@
 #include "engine/pipeline/memory_budget.hpp"
 #include "engine/pipeline/pinned_pool.hpp"
 #include "engine/util/error.hpp"
+#include "engine/util/machine.hpp"
 #include "engine/util/rng.hpp"
 #include "fake_job.hpp"
 #include "trace/sidecar.hpp"
@@ -212,7 +213,7 @@ TEST(Engine, PerGpuPoolsAreSizedPerGpuWithinTheBudget) {
   EXPECT_NE(describe(resolved).find("3 pinned slabs per GPU"), std::string::npos) << describe(resolved);
   EXPECT_EQ(to_json(resolved).value("pool_layout", ""), "per-gpu");
   const uint32_t workers = settings.gpus * settings.workers_per_gpu;
-  settings.budget_bytes = workers * worker_host_bytes(shape, "fake") + 8 * shape.partition_host_bytes();
+  settings.budget_bytes = workers * worker_host_bytes(shape, "fake", Staging::pinned) + 8 * shape.partition_host_bytes();
   settings.pool_slabs = 3;  // 9 slabs in all, room for 8 partitions next to the workers' buffers
   try {
     resolve_settings(settings, shape, machine);
@@ -400,6 +401,42 @@ TEST(Engine, TraceFilesCarryWhatCalibrationReads) {
   EXPECT_GT(sidecar.machine.value("pcie_h2d_gbps", 0.0), 0.0);
   EXPECT_TRUE(std::filesystem::exists(dir / "trace.perfetto.json"));
   std::filesystem::remove_all(dir);
+}
+
+// A fake device too small for the key and two workers per GPU: the job runs one worker per GPU
+// beside the key; smaller still (its default budget, 90 % of the fake device), the key's points
+// stream from host memory and both workers run; smaller than one worker, the job is refused
+// naming the sizes. Each run proves every partition within the plan's bytes.
+TEST(Engine, TheDeviceMemoryPlanFitsTheJobIntoASmallFakeDevice) {
+  const uint64_t key = small_key().pk.msm_point_bytes(), worker = partition_bytes();
+  Settings settings = fake_settings(43);
+  settings.device_budget_bytes = key + worker + worker / 2;
+  FakeJobOutcome outcome = run_fake_job(6, settings);
+  EXPECT_JOB_KEEPS_ITS_PROMISES(outcome);
+  EXPECT_EQ(outcome.report.proved, 6u);
+  EXPECT_EQ(outcome.report.settings.workers_per_gpu, 1u);
+  EXPECT_EQ(outcome.report.settings.srs_residency, SrsResidency::device);
+  EXPECT_EQ(outcome.report.device_bytes_planned, key + worker);
+
+  settings = fake_settings(44);
+  settings.fake.device_memory_bytes = (key / 2 + 2 * worker) / 9 * 10;
+  outcome = run_fake_job(6, settings);
+  EXPECT_JOB_KEEPS_ITS_PROMISES(outcome);
+  EXPECT_EQ(outcome.report.proved, 6u);
+  EXPECT_EQ(outcome.report.settings.device_budget_bytes, settings.fake.device_memory_bytes / 10 * 9);
+  EXPECT_EQ(outcome.report.settings.workers_per_gpu, 2u);
+  EXPECT_EQ(outcome.report.settings.srs_residency, SrsResidency::pinned_host);
+  EXPECT_EQ(outcome.report.device_bytes_planned, 2 * worker);
+
+  settings = fake_settings(45);
+  settings.device_budget_bytes = worker / 2;
+  try {
+    run_fake_job(2, settings);
+    FAIL() << "a device budget of half a worker was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot hold one worker"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(format_bytes(double(worker))), std::string::npos) << e.what();
+  }
 }
 
 TEST(Engine, SettingsThatCannotWorkAreRefusedWithTheirName) {

@@ -1,0 +1,59 @@
+#include "policy/device_memory.hpp"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "engine/util/machine.hpp"
+
+namespace zkpipe::policy {
+
+std::uint64_t device_bytes(const DeviceFootprint& f, std::uint32_t workers, bool key_on_device) {
+  const std::uint64_t each = f.worker_bytes + (key_on_device ? 0 : f.streaming_bytes);
+  return (key_on_device ? f.key_bytes : 0) + f.shared_bytes + std::uint64_t{workers} * each;
+}
+
+namespace {
+
+// The most workers, at most `asked`, that fit the budget (0 when none does).
+std::uint32_t workers_fitting(const DeviceFootprint& f, std::uint64_t budget, std::uint32_t asked, bool key_on_device) {
+  std::uint32_t workers = asked;
+  while (workers > 0 && device_bytes(f, workers, key_on_device) > budget) --workers;
+  return workers;
+}
+
+}  // namespace
+
+DevicePlan plan_device_memory(const DeviceFootprint& f, std::uint64_t budget, std::uint32_t asked, bool key_on_device_asked) {
+  if (asked == 0) throw std::invalid_argument("a GPU needs at least one worker");
+  using zk::format_bytes;
+  DevicePlan plan;
+  plan.key_on_device = key_on_device_asked;
+  plan.workers_per_gpu = workers_fitting(f, budget, asked, plan.key_on_device);
+  if (plan.workers_per_gpu == 0 && plan.key_on_device) {
+    plan.key_on_device = false;
+    plan.workers_per_gpu = workers_fitting(f, budget, asked, false);
+    plan.change = fmt::format("the key's points ({}) and one worker do not fit the device budget of {}: the points "
+                              "stream from pinned host memory",
+                              format_bytes(double(f.key_bytes)), format_bytes(double(budget)));
+  }
+  if (plan.workers_per_gpu == 0)
+    throw std::invalid_argument(fmt::format(
+        "the device budget of {} cannot hold one worker even with the key's points streamed from the host: the "
+        "kernels' workspaces take {} and a worker {} (its buffers {} + base chunks {}); the key's points would take {} "
+        "more on the device: raise the device budget or prove a smaller circuit",
+        format_bytes(double(budget)), format_bytes(double(f.shared_bytes)),
+        format_bytes(double(f.worker_bytes + f.streaming_bytes)), format_bytes(double(f.worker_bytes)),
+        format_bytes(double(f.streaming_bytes)), format_bytes(double(f.key_bytes))));
+  if (plan.workers_per_gpu < asked) {
+    if (!plan.change.empty()) plan.change += "; ";
+    plan.change += fmt::format("{} of the {} workers asked for fit the device budget of {} ({} each beside {} shared)",
+                               plan.workers_per_gpu, asked, format_bytes(double(budget)),
+                               format_bytes(double(device_bytes(f, 1, plan.key_on_device) - device_bytes(f, 0, plan.key_on_device))),
+                               format_bytes(double(device_bytes(f, 0, plan.key_on_device))));
+  }
+  plan.bytes = device_bytes(f, plan.workers_per_gpu, plan.key_on_device);
+  return plan;
+}
+
+}  // namespace zkpipe::policy
