@@ -325,20 +325,21 @@ std::pair<double, std::string> measure_idle_h2d(const Job& job, const Settings& 
 }
 
 // Fits the job into each GPU's memory as `backend` (worker 0's) would hold it (fit_device_memory),
-// says what the plan changed and returns the bytes it holds per GPU (0: the backend holds none).
-uint64_t fit_devices(Settings& settings, const Settings& requested, const JobShape& shape, const MachineFacts& machine,
-                     const groth16::ProverBackend& backend, const groth16::ProvingKey& pk, const RunOptions& options) {
-  const policy::DeviceFootprint footprint = backend.device_footprint(pk);
-  if (!footprint.holds_device_memory()) return 0;
+// says what the plan changed and keeps in the report what the backend holds and the bytes the plan
+// holds per GPU.
+void fit_devices(Settings& settings, const Settings& requested, const JobShape& shape, JobReport& report,
+                 const groth16::ProverBackend& backend, const groth16::ProvingKey& pk, const RunOptions& options) {
+  const policy::DeviceFootprint footprint = report.device_footprint = backend.device_footprint(pk);
+  if (!footprint.holds_device_memory()) return;
   const uint64_t device_free = settings.backend == "fake" ? settings.fake.device_memory_bytes : cuda_free_device_bytes(settings.gpus);
-  const policy::DevicePlan plan = fit_device_memory(settings, requested, shape, machine, footprint, device_free);
+  const policy::DevicePlan plan = fit_device_memory(settings, requested, shape, report.machine, footprint, device_free);
   say(options.log, "engine: device memory per GPU: {} of a budget of {} (key {} {}, shared {}, {} worker(s) x {})\n",
       format_bytes(double(plan.bytes)), settings.device_budget_bytes ? format_bytes(double(settings.device_budget_bytes)) : "(none)",
       format_bytes(double(footprint.key_bytes)), plan.key_on_device ? "on the device" : "streamed from pinned host memory",
       format_bytes(double(footprint.shared_bytes)), plan.workers_per_gpu,
       format_bytes(double(policy::device_bytes(footprint, 1, plan.key_on_device) - policy::device_bytes(footprint, 0, plan.key_on_device))));
   if (!plan.change.empty()) say(options.log, "engine: warning: {}\nengine: {}\n", plan.change, describe(settings));
-  return plan.bytes;
+  report.device_bytes_planned = plan.bytes;
 }
 
 }  // namespace
@@ -361,7 +362,7 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
 
   if (uses_cuda(settings.backend)) use_cuda_device(0);
   std::unique_ptr<groth16::ProverBackend> first_backend = make_worker_backend(settings, 0, 0, faults ? &*faults : nullptr);
-  report.device_bytes_planned = fit_devices(settings, requested, shape, report.machine, *first_backend, *job.pk, options);
+  fit_devices(settings, requested, shape, report, *first_backend, *job.pk, options);
 
   MemoryBudget budget(settings.budget_bytes);
   auto key_reservation = budget.reserve(job.pk->bytes(), "the proving key");
@@ -461,6 +462,11 @@ void write_trace_files(const std::filesystem::path& dir, const Job& job, const J
   sidecar.settings["staging_requested"] = sidecar.settings["staging"];
   sidecar.settings["staging"] = report.staging_memory;  // what calibration fits: the copies' path
   sidecar.settings["synthesis_core_share"] = "synthesizing";  // the cores split between the syntheses running
+  const policy::DeviceFootprint& footprint = report.device_footprint;
+  sidecar.settings["device_footprint"] = {{"key_bytes", footprint.key_bytes},
+                                          {"shared_bytes", footprint.shared_bytes},
+                                          {"worker_bytes", footprint.worker_bytes},
+                                          {"streaming_bytes", footprint.streaming_bytes}};
   sidecar.settings["device_bytes_planned"] = report.device_bytes_planned;
   sidecar.machine = {{"cores", report.machine.cores},
                      {"available_memory_bytes", report.machine.available_memory_bytes},
