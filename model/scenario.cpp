@@ -239,6 +239,25 @@ Calibration read_calibration(TableReader& root, double link_gbps) {
   return calibration;
 }
 
+// Workers and the key's residency as the engine's device-memory plan makes them, where the
+// scenario gives a device budget and what the backend holds; a streamed key copies its points
+// per partition (srs_bytes, the key's bytes unless given).
+void fit_device_memory(Scenario& scenario, const std::string& origin) {
+  Workload& workload = scenario.workload;
+  PolicyKnobs& knobs = scenario.policy;
+  if (workload.srs_bytes == 0) workload.srs_bytes = workload.device.key_bytes;
+  if (knobs.device_budget_bytes == 0 || !workload.device.holds_device_memory()) return;
+  try {
+    const policy::DevicePlan plan = policy::plan_device_memory(workload.device, knobs.device_budget_bytes,
+                                                               knobs.workers_per_gpu, knobs.srs_residency == SrsResidency::device);
+    knobs.workers_per_gpu = plan.workers_per_gpu;
+    knobs.srs_residency = plan.key_on_device ? SrsResidency::device : SrsResidency::pinned_host;
+    scenario.device_plan_change = plan.change;
+  } catch (const std::invalid_argument& error) {
+    throw ScenarioError(fmt::format("{}: [policy] device_budget_gib: {}", origin, error.what()));
+  }
+}
+
 Scenario read_scenario(const toml::table& table, const std::string& origin, const SourceMap& sources) {
   Scenario scenario;
   scenario.table = table;
@@ -276,6 +295,9 @@ Scenario read_scenario(const toml::table& table, const std::string& origin, cons
     workload.fail("one_scalar_share", "zero_scalar_share + one_scalar_share exceeds 1");
   scenario.workload.srs_bytes = std::uint64_t(workload.number("srs_gib", 0, 0, 4096) * gib);
   scenario.workload.witness_upload_bytes = std::uint64_t(workload.number("witness_upload_mib", 0, 0, 1 << 20) * double(1 << 20));
+  const auto mib = [&](const char* key) { return std::uint64_t(workload.number(key, 0, 0, 1 << 30) * double(1 << 20)); };
+  scenario.workload.device = {mib("device_key_mib"), mib("device_shared_mib"), mib("device_worker_mib"),
+                              mib("device_streaming_mib")};
   workload.reject_unknown_keys();
 
   TableReader policy_table = root.table("policy");
@@ -291,7 +313,9 @@ Scenario read_scenario(const toml::table& table, const std::string& origin, cons
   knobs.workers_per_gpu = std::uint32_t(policy_table.integer("workers_per_gpu", 2, 1, 64));
   knobs.srs_residency = policy_table.choice("srs_residency", SrsResidency::device, srs_residency_names);
   knobs.retry_limit = std::uint32_t(policy_table.integer("retry_limit", 2, 0, 100));
+  knobs.device_budget_bytes = std::uint64_t(policy_table.number("device_budget_gib", 0, 0, 1e6) * gib);
   policy_table.reject_unknown_keys();
+  fit_device_memory(scenario, origin);
 
   scenario.calibration = read_calibration(root, scenario.hardware.pcie_h2d_gbps);
 

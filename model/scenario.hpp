@@ -17,6 +17,7 @@
 #include <toml++/toml.h>
 
 #include "faults/fault_injector.hpp"
+#include "policy/device_memory.hpp"
 #include "policy/scheduling_policy.hpp"
 #include "trace/trace.hpp"
 
@@ -109,10 +110,13 @@ struct Workload {
   std::uint32_t bytes_per_constraint = 96;  // a, b, c: one 32-byte Fr each
   double zero_scalar_share = 0;
   double one_scalar_share = 0;
-  std::uint64_t srs_bytes = 0;  // copied per partition when srs_residency = pinned-host
+  std::uint64_t srs_bytes = 0;  // copied per partition when srs_residency = pinned-host (0: device.key_bytes)
   // Each attempt's witness splits, copied to its GPU after the split, before the compute section
   // (from pinned memory where staging is pinned); 0: none (the MSMs carry their own scalars).
   std::uint64_t witness_upload_bytes = 0;
+  // What the backend holds on each GPU (the engine's sidecar settings.device_footprint), which the
+  // device budget fits workers and the key into; all zero: unknown, no plan.
+  policy::DeviceFootprint device;
 
   std::uint64_t partition_host_bytes() const { return constraints_per_partition * bytes_per_constraint; }
 };
@@ -133,6 +137,9 @@ struct PolicyKnobs {
   std::uint32_t workers_per_gpu = 2;
   SrsResidency srs_residency = SrsResidency::device;
   std::uint32_t retry_limit = 2;
+  // Each GPU's device budget (0: none): where workload.device is given, workers_per_gpu and
+  // srs_residency are what policy::plan_device_memory makes of them, as in the engine.
+  std::uint64_t device_budget_bytes = 0;
 };
 
 // Faults are drawn by the one seeded faults::FaultInjector (keyed by partition, attempt and
@@ -158,6 +165,7 @@ struct Scenario {
   Calibration calibration;
   Faults faults;
   toml::table table;  // the merged TOML (calibration + scenario) this was read from, [sweep] removed
+  std::string device_plan_change;  // what the device-memory plan changed (fewer workers, the key streamed); empty: nothing
 
   policy::PolicySettings policy_settings() const;
   faults::FaultOptions fault_options() const;

@@ -97,6 +97,22 @@ ValidationSplit split_runs(const std::vector<MeasuredRun>& runs, const std::vect
   return split;
 }
 
+namespace {
+
+// The [workload] lines of what the run's backend held on a device (none for runs traced before the
+// device-memory plan, or on the CPU).
+std::string device_footprint_toml(const nlohmann::json& settings) {
+  if (!settings.contains("device_footprint")) return "";
+  const nlohmann::json& footprint = settings["device_footprint"];
+  std::string lines;
+  for (const char* part : {"key", "shared", "worker", "streaming"})
+    lines += fmt::format("device_{}_mib = {:.9g}\n", part,
+                         footprint.value(std::string(part) + "_bytes", 0.0) / double(1 << 20));
+  return lines;
+}
+
+}  // namespace
+
 std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::path>& calibration_files) {
   const nlohmann::json& settings = run.sidecar.settings;
   const nlohmann::json& machine = run.sidecar.machine;
@@ -114,25 +130,26 @@ std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::
       "name = \"{}\"\nseed = 1\ncalibration = [{}]\n\n"
       "[hardware]\ncores = {}\npcie_h2d_gbps = {:.9g}\ngpus = {}\n\n"
       "[workload]\npartitions = {}\nconstraints_per_partition = {}\nbytes_per_constraint = {}\n"
-      "zero_scalar_share = {:.9g}\none_scalar_share = {:.9g}\nwitness_upload_mib = {:.9g}\n\n"
+      "zero_scalar_share = {:.9g}\none_scalar_share = {:.9g}\nwitness_upload_mib = {:.9g}\n{}\n"
       "[policy]\nsynthesis_threads = {}\nsynthesis_core_share = \"{}\"\npartitions_in_flight = {}\n"
       "staging = \"{}\"\npool_slabs = {}\n"
       "pool_layout = \"{}\"\nhost_budget_gib = {:.9g}\nworkers_per_gpu = {}\nsrs_residency = \"{}\"\n"
-      "retry_limit = {}\n",
+      "retry_limit = {}\ndevice_budget_gib = {:.9g}\n",
       safe_name(run.name), run.trace.string(), safe_name(run.name), includes,
       required(machine, "cores", run, "machine").get<std::uint64_t>(),
       required(machine, "pcie_h2d_gbps", run, "machine").get<double>(), settings.value("gpus", std::uint64_t(1)),
       required(job, "partitions", run, "scenario").get<std::uint64_t>(), shape->constraints,
       std::max<std::uint64_t>(1, std::uint64_t(std::llround(abc_bytes / double(shape->constraints)))),
       shape->zero_scalar_share, shape->one_scalar_share, double(shape->witness_upload_bytes) / double(1 << 20),
-      required(settings, "synthesis_threads", run, "settings").get<std::uint64_t>(),
+      device_footprint_toml(settings), required(settings, "synthesis_threads", run, "settings").get<std::uint64_t>(),
       zk::name_of(synthesis_core_share_names, synthesis_core_share_of(run.sidecar)),
       required(settings, "partitions_in_flight", run, "settings").get<std::uint64_t>(), staging,
       staging == "pinned" ? required(settings, "pool_slabs", run, "settings").get<std::uint64_t>() : 0,
       settings.value("pool_layout", std::string("per-host")),  // runs traced before the setting: one pool per host
       required(settings, "host_budget_bytes", run, "settings").get<double>() / double(1ull << 30),
       required(settings, "workers_per_gpu", run, "settings").get<std::uint64_t>(),
-      settings.value("srs_residency", std::string("device")), settings.value("retry_limit", std::uint64_t(2)));
+      settings.value("srs_residency", std::string("device")), settings.value("retry_limit", std::uint64_t(2)),
+      settings.value("device_budget_bytes", 0.0) / double(1ull << 30));
 }
 
 ValidationResult validate(const ValidationOptions& options) {

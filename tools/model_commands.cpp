@@ -78,6 +78,7 @@ void add_simulate(CLI::App& app) {
     Scenario scenario = scenario_with_settings(options->scenario, options->settings, options->seed);
     if (!options->circom.empty()) scenario = with_circom_workload(std::move(scenario), options->circom);
     const auto started = std::chrono::steady_clock::now();
+    if (!scenario.device_plan_change.empty()) std::cout << fmt::format("device memory: {}\n", scenario.device_plan_change);
     const SimulationResult result = simulate(scenario);
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::cout << fmt::format("scenario {} (staging {}, {} synthesis threads, {} pool slabs, seed {})\n", scenario.name,

@@ -2,6 +2,7 @@
 // calibration includes, sweeps and settings.
 #include <fstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "scenario.hpp"
@@ -54,6 +55,33 @@ TEST(Scenario, AWrongTypeAndAnImpossibleBudgetAreErrors) {
   text = testing::small_scenario_text();
   text.replace(text.find("host_budget_gib = 4"), 19, "host_budget_gib = 0.01");
   EXPECT_NE(error_of(text).find("budget"), std::string::npos) << error_of(text);
+}
+
+// The engine's device-memory plan, on the footprint the engine measured at 2^24
+// (scenarios/calibration/traces/devmem24-h200-20261201T2318): a 22.2 GiB budget runs one of the
+// two workers beside the key, 17 GiB streams the key (its points copied per partition), 10 GiB
+// holds no worker and is refused by name.
+TEST(Scenario, TheDeviceBudgetFitsWorkersAndTheKeyAsTheEngineDoes) {
+  auto with_budget = [](double gib) {
+    std::string text = testing::small_scenario_text();
+    text.replace(text.find("[workload]\n"), 11,
+                 "[workload]\ndevice_key_mib = 9196\ndevice_shared_mib = 9491.6\ndevice_worker_mib = 2685\n"
+                 "device_streaming_mib = 3330\n");
+    text.replace(text.find("[policy]\n"), 9, fmt::format("[policy]\ndevice_budget_gib = {}\n", gib));
+    return text;
+  };
+  const Scenario one_worker = parse_scenario_text(with_budget(22.2), "s.toml", ".").base;
+  EXPECT_EQ(one_worker.policy.workers_per_gpu, 1u);
+  EXPECT_EQ(one_worker.policy.srs_residency, SrsResidency::device);
+  EXPECT_NE(one_worker.device_plan_change.find("1 of the 2 workers"), std::string::npos) << one_worker.device_plan_change;
+  const Scenario streamed = parse_scenario_text(with_budget(17), "s.toml", ".").base;
+  EXPECT_EQ(streamed.policy.workers_per_gpu, 1u);
+  EXPECT_EQ(streamed.policy.srs_residency, SrsResidency::pinned_host);
+  EXPECT_EQ(streamed.workload.srs_bytes, 9196ull << 20);
+  const std::string error = error_of(with_budget(10));
+  EXPECT_NE(error.find("device_budget_gib"), std::string::npos) << error;
+  EXPECT_NE(error.find("cannot hold one worker"), std::string::npos) << error;
+  EXPECT_TRUE(parse_scenario_text(with_budget(30), "s.toml", ".").base.device_plan_change.empty());
 }
 
 TEST(Scenario, ThePoolLayoutIsOnePoolPerHostUnlessToldPerGpu) {
