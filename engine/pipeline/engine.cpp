@@ -337,7 +337,7 @@ void fit_devices(Settings& settings, const Settings& requested, const JobShape& 
       format_bytes(double(plan.bytes)), settings.device_budget_bytes ? format_bytes(double(settings.device_budget_bytes)) : "(none)",
       format_bytes(double(footprint.key_bytes)), plan.key_on_device ? "on the device" : "streamed from pinned host memory",
       format_bytes(double(footprint.shared_bytes)), plan.workers_per_gpu,
-      format_bytes(double(policy::device_bytes(footprint, 1, plan.key_on_device) - policy::device_bytes(footprint, 0, plan.key_on_device))));
+      format_bytes(double(policy::per_worker_bytes(footprint, plan.key_on_device))));
   if (!plan.change.empty()) say(options.log, "engine: warning: {}\nengine: {}\n", plan.change, describe(settings));
   report.device_bytes_planned = plan.bytes;
 }

@@ -8,9 +8,12 @@
 
 namespace zkpipe::policy {
 
+std::uint64_t per_worker_bytes(const DeviceFootprint& f, bool key_on_device) {
+  return f.worker_bytes + (key_on_device ? 0 : f.streaming_bytes);
+}
+
 std::uint64_t device_bytes(const DeviceFootprint& f, std::uint32_t workers, bool key_on_device) {
-  const std::uint64_t each = f.worker_bytes + (key_on_device ? 0 : f.streaming_bytes);
-  return (key_on_device ? f.key_bytes : 0) + f.shared_bytes + std::uint64_t{workers} * each;
+  return (key_on_device ? f.key_bytes : 0) + f.shared_bytes + std::uint64_t{workers} * per_worker_bytes(f, key_on_device);
 }
 
 namespace {
@@ -43,13 +46,13 @@ DevicePlan plan_device_memory(const DeviceFootprint& f, std::uint64_t budget, st
         "kernels' workspaces take {} and a worker {} (its buffers {} + base chunks {}); the key's points would take {} "
         "more on the device: raise the device budget or prove a smaller circuit",
         format_bytes(double(budget)), format_bytes(double(f.shared_bytes)),
-        format_bytes(double(f.worker_bytes + f.streaming_bytes)), format_bytes(double(f.worker_bytes)),
+        format_bytes(double(per_worker_bytes(f, false))), format_bytes(double(f.worker_bytes)),
         format_bytes(double(f.streaming_bytes)), format_bytes(double(f.key_bytes))));
   if (plan.workers_per_gpu < asked) {
     if (!plan.change.empty()) plan.change += "; ";
     plan.change += fmt::format("{} of the {} workers asked for fit the device budget of {} ({} each beside {} shared)",
                                plan.workers_per_gpu, asked, format_bytes(double(budget)),
-                               format_bytes(double(device_bytes(f, 1, plan.key_on_device) - device_bytes(f, 0, plan.key_on_device))),
+                               format_bytes(double(per_worker_bytes(f, plan.key_on_device))),
                                format_bytes(double(device_bytes(f, 0, plan.key_on_device))));
   }
   plan.bytes = device_bytes(f, plan.workers_per_gpu, plan.key_on_device);

@@ -37,7 +37,9 @@ struct DevicePlan {
   std::string change;
 };
 
-// The bytes `workers` workers hold on one GPU, the key on the device or streamed.
+// What each worker adds on one GPU, the key on the device or streamed; and what `workers` workers
+// hold there in all.
+std::uint64_t per_worker_bytes(const DeviceFootprint& footprint, bool key_on_device);
 std::uint64_t device_bytes(const DeviceFootprint& footprint, std::uint32_t workers, bool key_on_device);
 
 DevicePlan plan_device_memory(const DeviceFootprint& footprint, std::uint64_t budget_bytes,
