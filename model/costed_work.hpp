@@ -110,7 +110,7 @@ class CostedWork {
     const double start_s = machine_.now_s();
     machine_.synthesize(synthesis_core_s(scenario_, grant));
     spans.push_back({trace::Phase::synth, Where::synthesis, start_s, machine_.now_s(),
-                     scenario_.workload.partition_host_bytes(), scenario_.workload.constraints_per_partition});
+                     scenario_.workload.partition_abc_bytes(), scenario_.workload.constraints_per_partition});
     return Step::ok();
   }
 
@@ -128,7 +128,7 @@ class CostedWork {
       machine_.release_copy_engine(context.gpu, engine);
       return Step::failed("the copy stalled and its watchdog gave up");
     }
-    const std::uint64_t bytes = scenario_.workload.partition_host_bytes();
+    const std::uint64_t bytes = scenario_.workload.partition_abc_bytes();
     machine_.copy(context.worker, context.gpu, engine, bytes, path,
                   transfer == faults::TransferFault::slow ? scenario_.faults.slow_transfer_factor : 1);
     spans.push_back({trace::Phase::h2d, Where::link, start_s, machine_.now_s(), bytes,

@@ -16,19 +16,13 @@ double H2dPathCost::rate_gbps(double link_gbps, double loading_threads) const {
                 per_thread_squared_s_per_gb * t * t);
 }
 
+policy::JobShape Scenario::job_shape() const {
+  return {workload.partitions,         workload.partition_abc_bytes(), workload.host_witness_bytes,
+          workload.host_key_bytes,     workload.host_worker_bytes,     workload.host_worker_bytes};
+}
+
 policy::PolicySettings Scenario::policy_settings() const {
-  policy::PolicySettings settings;
-  settings.partitions = workload.partitions;
-  settings.partition_host_bytes = workload.partition_host_bytes();
-  settings.host_budget_bytes = policy.host_budget_bytes;
-  settings.partitions_in_flight_max = policy.partitions_in_flight;
-  settings.staging = policy.staging;
-  settings.pool_slabs = policy.pool_slabs;
-  settings.pool_layout = policy.pool_layout;
-  settings.gpus = hardware.gpus;
-  settings.workers_per_gpu = policy.workers_per_gpu;
-  settings.retry_limit = policy.retry_limit;
-  return settings;
+  return policy::policy_settings(policy, job_shape(), hardware.gpus);
 }
 
 faults::FaultOptions Scenario::fault_options() const {
@@ -239,22 +233,27 @@ Calibration read_calibration(TableReader& root, double link_gbps) {
   return calibration;
 }
 
-// Workers and the key's residency as the engine's device-memory plan makes them, where the
-// scenario gives a device budget and what the backend holds; a streamed key copies its points
-// per partition (srs_bytes, the key's bytes unless given).
-void fit_device_memory(Scenario& scenario, const std::string& origin) {
+// The [policy] settings resolved as the engine resolves its own: workers and the key's residency
+// fitted into the device budget where the scenario gives one and what the backend holds (a streamed
+// key copies its points per partition: srs_bytes, the key's bytes unless given), then every
+// setting left to choose chosen from the hardware and the workload.
+void resolve_policy(Scenario& scenario, const std::string& origin) {
   Workload& workload = scenario.workload;
   PolicyKnobs& knobs = scenario.policy;
   if (workload.srs_bytes == 0) workload.srs_bytes = workload.device.key_bytes;
-  if (knobs.device_budget_bytes == 0 || !workload.device.holds_device_memory()) return;
   try {
-    const policy::DevicePlan plan = policy::plan_device_memory(workload.device, knobs.device_budget_bytes,
-                                                               knobs.workers_per_gpu, knobs.srs_residency == SrsResidency::device);
-    knobs.workers_per_gpu = plan.workers_per_gpu;
-    knobs.srs_residency = plan.key_on_device ? SrsResidency::device : SrsResidency::pinned_host;
-    scenario.device_plan_change = plan.change;
+    if (knobs.device_budget_bytes != 0 && workload.device.holds_device_memory())
+      scenario.device_plan_change = policy::fit_device_memory(knobs, workload.device).change;
   } catch (const std::invalid_argument& error) {
     throw ScenarioError(fmt::format("{}: [policy] device_budget_gib: {}", origin, error.what()));
+  }
+  const policy::HostFacts host{scenario.hardware.cores, scenario.hardware.host_memory_bytes, scenario.hardware.gpus, true};
+  try {
+    static_cast<policy::JobSettings&>(knobs) =
+        policy::resolve_job_settings(knobs, scenario.job_shape(), host, policy::scenario_names);
+    policy::validate(scenario.policy_settings());
+  } catch (const std::invalid_argument& error) {
+    throw ScenarioError(fmt::format("{}: [policy]: {}", origin, error.what()));
   }
 }
 
@@ -272,6 +271,7 @@ Scenario read_scenario(const toml::table& table, const std::string& origin, cons
 
   TableReader hardware = root.table("hardware");
   scenario.hardware.cores = std::uint32_t(hardware.integer("cores", 16, 1, 4096));
+  scenario.hardware.host_memory_bytes = std::uint64_t(hardware.number("host_memory_gib", 128, 0.001, 1e6) * gib);
   scenario.hardware.host_memory_gbps = hardware.number("host_memory_gbps", 150, 1, 1e5);
   const bool generation_given = hardware.raw().contains("pcie_generation");
   const bool rate_given = hardware.raw().contains("pcie_h2d_gbps");
@@ -298,24 +298,29 @@ Scenario read_scenario(const toml::table& table, const std::string& origin, cons
   const auto mib = [&](const char* key) { return std::uint64_t(workload.number(key, 0, 0, 1 << 30) * double(1 << 20)); };
   scenario.workload.device = {mib("device_key_mib"), mib("device_shared_mib"), mib("device_worker_mib"),
                               mib("device_streaming_mib")};
+  scenario.workload.host_witness_bytes = mib("host_witness_mib");
+  scenario.workload.host_key_bytes = mib("host_key_mib");
+  scenario.workload.host_worker_bytes = mib("host_worker_mib");
   workload.reject_unknown_keys();
 
   TableReader policy_table = root.table("policy");
   PolicyKnobs& knobs = scenario.policy;
-  knobs.synthesis_threads = std::uint32_t(policy_table.integer("synthesis_threads", 8, 1, 4096));
+  // Absent (or 0): chosen as the engine chooses (policy::resolve_job_settings).
+  knobs.synthesis_threads = std::uint32_t(policy_table.integer("synthesis_threads", 0, 0, 4096));
   knobs.synthesis_core_share =
       policy_table.choice("synthesis_core_share", SynthesisCoreShare::synthesizing, synthesis_core_share_names);
-  knobs.partitions_in_flight = std::uint32_t(policy_table.integer("partitions_in_flight", 4, 1, 100'000));
-  knobs.staging = policy_table.choice("staging", policy::Staging::pinned, policy::staging_names);
-  knobs.pool_slabs = std::uint32_t(policy_table.integer("pool_slabs", 4, 0, 4096));
-  knobs.pool_layout = policy_table.choice("pool_layout", policy::PoolLayout::per_host, policy::pool_layout_names);
-  knobs.host_budget_bytes = std::uint64_t(policy_table.number("host_budget_gib", 64, 0.001, 1e6) * gib);
-  knobs.workers_per_gpu = std::uint32_t(policy_table.integer("workers_per_gpu", 2, 1, 64));
-  knobs.srs_residency = policy_table.choice("srs_residency", SrsResidency::device, srs_residency_names);
-  knobs.retry_limit = std::uint32_t(policy_table.integer("retry_limit", 2, 0, 100));
+  knobs.partitions_in_flight = std::uint32_t(policy_table.integer("partitions_in_flight", 0, 0, 100'000));
+  if (policy_table.raw().contains("staging"))
+    knobs.staging = policy_table.choice("staging", policy::Staging::pinned, policy::staging_names);
+  knobs.pool_slabs = std::uint32_t(policy_table.integer("pool_slabs", 0, 0, 4096));
+  knobs.pool_layout = policy_table.choice("pool_layout", knobs.pool_layout, policy::pool_layout_names);
+  knobs.host_budget_bytes = std::uint64_t(policy_table.number("host_budget_gib", 0, 0, 1e6) * gib);
+  knobs.workers_per_gpu = std::uint32_t(policy_table.integer("workers_per_gpu", knobs.workers_per_gpu, 1, 64));
+  knobs.srs_residency = policy_table.choice("srs_residency", knobs.srs_residency, policy::srs_residency_names);
+  knobs.retry_limit = std::uint32_t(policy_table.integer("retry_limit", knobs.retry_limit, 0, 100));
   knobs.device_budget_bytes = std::uint64_t(policy_table.number("device_budget_gib", 0, 0, 1e6) * gib);
   policy_table.reject_unknown_keys();
-  fit_device_memory(scenario, origin);
+  resolve_policy(scenario, origin);
 
   scenario.calibration = read_calibration(root, scenario.hardware.pcie_h2d_gbps);
 
@@ -338,12 +343,6 @@ Scenario read_scenario(const toml::table& table, const std::string& origin, cons
     faults.fail("stalled_transfer_probability", "slow_transfer_probability + stalled_transfer_probability must be <= 1");
   faults.reject_unknown_keys();
   root.reject_unknown_keys();
-
-  try {
-    policy::validate(scenario.policy_settings());
-  } catch (const std::invalid_argument& error) {
-    throw ScenarioError(fmt::format("{}: [policy]: {}", origin, error.what()));
-  }
   return scenario;
 }
 

@@ -17,8 +17,7 @@
 #include <toml++/toml.h>
 
 #include "faults/fault_injector.hpp"
-#include "policy/device_memory.hpp"
-#include "policy/scheduling_policy.hpp"
+#include "policy/job_settings.hpp"
 #include "trace/trace.hpp"
 
 namespace zkpipe::model {
@@ -97,6 +96,9 @@ inline double synthesis_share_factor(double parallel_fraction, double inverse_co
 
 struct Hardware {
   std::uint32_t cores = 16;
+  // The host's memory available to a job, which the default host budget takes 80 % of (the
+  // engine's rule on the memory available at start): 128 GiB, the H200 host's.
+  std::uint64_t host_memory_bytes = 128ull << 30;
   double host_memory_gbps = 150;
   double pcie_h2d_gbps = 55.3;
   std::uint32_t copy_engines_h2d = 1;
@@ -117,29 +119,24 @@ struct Workload {
   // What the backend holds on each GPU (the engine's sidecar settings.device_footprint), which the
   // device budget fits workers and the key into; all zero: unknown, no plan.
   policy::DeviceFootprint device;
+  // What the host budget holds beside the partitions' a/b/c, as the engine's budget does: each
+  // partition's witness, the proving key and each worker's buffers (0: none).
+  std::uint64_t host_witness_bytes = 0;
+  std::uint64_t host_key_bytes = 0;
+  std::uint64_t host_worker_bytes = 0;
 
-  std::uint64_t partition_host_bytes() const { return constraints_per_partition * bytes_per_constraint; }
+  std::uint64_t partition_abc_bytes() const { return constraints_per_partition * bytes_per_constraint; }
+  // The host bytes the policy admits a partition with: a/b/c and witness.
+  std::uint64_t partition_host_bytes() const { return partition_abc_bytes() + host_witness_bytes; }
 };
 
-// The engine's `--srs-residency` (zk::pipeline::SrsResidency), as a scenario sets it.
-enum class SrsResidency { device, pinned_host };
-inline constexpr zk::EnumNames<SrsResidency, 2> srs_residency_names{
-    {{"device", SrsResidency::device}, {"pinned-host", SrsResidency::pinned_host}}};
+using policy::SrsResidency;
 
-struct PolicyKnobs {
-  std::uint32_t synthesis_threads = 8;
+// The pipeline's settings, the engine's own vocabulary and defaults (policy::JobSettings: [policy]
+// keys absent choose as `zkpipe prove` does, from [hardware] and [workload]), and how the
+// simulated engine shares cores between syntheses.
+struct PolicyKnobs : policy::JobSettings {
   SynthesisCoreShare synthesis_core_share = SynthesisCoreShare::synthesizing;
-  std::uint32_t partitions_in_flight = 4;
-  policy::Staging staging = policy::Staging::pinned;
-  std::uint32_t pool_slabs = 4;  // per pool
-  policy::PoolLayout pool_layout = policy::PoolLayout::per_host;
-  std::uint64_t host_budget_bytes = 64ull << 30;
-  std::uint32_t workers_per_gpu = 2;
-  SrsResidency srs_residency = SrsResidency::device;
-  std::uint32_t retry_limit = 2;
-  // Each GPU's device budget (0: none): where workload.device is given, workers_per_gpu and
-  // srs_residency are what policy::plan_device_memory makes of them, as in the engine.
-  std::uint64_t device_budget_bytes = 0;
 };
 
 // Faults are drawn by the one seeded faults::FaultInjector (keyed by partition, attempt and
@@ -167,7 +164,9 @@ struct Scenario {
   toml::table table;  // the merged TOML (calibration + scenario) this was read from, [sweep] removed
   std::string device_plan_change;  // what the device-memory plan changed (fewer workers, the key streamed); empty: nothing
 
+  policy::JobShape job_shape() const;
   policy::PolicySettings policy_settings() const;
+  policy::Staging staging() const { return policy.staging.value_or(policy::Staging::pinned); }
   faults::FaultOptions fault_options() const;
 };
 

@@ -14,19 +14,15 @@ trace::Sidecar simulation_sidecar(const Scenario& scenario, const SimulationResu
   std::ostringstream scenario_json;
   scenario_json << toml::json_formatter{scenario.table};
   sidecar.scenario = nlohmann::json::parse(scenario_json.str());
-  const policy::PolicySettings settings = scenario.policy_settings();
-  sidecar.settings = {{"staging", policy::staging_name(result.staging)},
-                      {"staging_configured", policy::staging_name(settings.staging)},
-                      {"synthesis_threads", scenario.policy.synthesis_threads},
-                      {"synthesis_core_share", zk::name_of(synthesis_core_share_names, scenario.policy.synthesis_core_share)},
-                      {"partitions", settings.partitions},
-                      {"partitions_in_flight", settings.partitions_in_flight_max},
-                      {"pool_slabs", settings.pool_slabs},
-                      {"pool_layout", policy::pool_layout_name(settings.pool_layout)},
-                      {"host_budget_bytes", settings.host_budget_bytes},
-                      {"workers_per_gpu", settings.workers_per_gpu},
-                      {"retry_limit", settings.retry_limit},
-                      {"seed", scenario.seed}};
+  // The engine's settings under the engine's names (policy::JobSettings), and what the engine's
+  // sidecar adds: the staging the copies used, after any pageable fallback, beside the one asked for.
+  sidecar.settings = static_cast<const policy::JobSettings&>(scenario.policy);
+  sidecar.settings["staging_requested"] = policy::staging_name(scenario.staging());
+  sidecar.settings["staging"] = policy::staging_name(result.staging);
+  sidecar.settings["synthesis_core_share"] = zk::name_of(synthesis_core_share_names, scenario.policy.synthesis_core_share);
+  sidecar.settings["gpus"] = scenario.hardware.gpus;
+  sidecar.settings["partitions"] = scenario.workload.partitions;
+  sidecar.settings["seed"] = scenario.seed;
   sidecar.machine = {{"cores", scenario.hardware.cores},
                      {"host_memory_gbps", scenario.hardware.host_memory_gbps},
                      {"pcie_h2d_gbps", scenario.hardware.pcie_h2d_gbps},

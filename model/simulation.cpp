@@ -477,11 +477,12 @@ trace::RunExpectations trace_expectations(const Scenario& scenario, const Simula
   expected.partitions = scenario.workload.partitions;
   expected.proved = result.proved;
   expected.failed = result.failed;
-  expected.host_budget_bytes = scenario.policy.host_budget_bytes;
-  expected.partitions_in_flight_max = scenario.policy.partitions_in_flight;
+  const policy::PolicySettings admission = scenario.policy_settings();
+  expected.host_budget_bytes = admission.host_budget_bytes;
+  expected.partitions_in_flight_max = admission.partitions_in_flight_max;
   if (result.staging == policy::Staging::pinned) {
-    expected.pool_slabs = scenario.policy.pool_slabs;
-    expected.pools = scenario.policy_settings().pools();
+    expected.pool_slabs = admission.pool_slabs;
+    expected.pools = admission.pools();
   }
   return expected;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -97,22 +98,6 @@ ValidationSplit split_runs(const std::vector<MeasuredRun>& runs, const std::vect
   return split;
 }
 
-namespace {
-
-// The [workload] lines of what the run's backend held on a device (none for runs traced before the
-// device-memory plan, or on the CPU).
-std::string device_footprint_toml(const nlohmann::json& settings) {
-  if (!settings.contains("device_footprint")) return "";
-  const nlohmann::json& footprint = settings["device_footprint"];
-  std::string lines;
-  for (const char* part : {"key", "shared", "worker", "streaming"})
-    lines += fmt::format("device_{}_mib = {:.9g}\n", part,
-                         footprint.value(std::string(part) + "_bytes", 0.0) / double(1 << 20));
-  return lines;
-}
-
-}  // namespace
-
 std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::path>& calibration_files) {
   const nlohmann::json& settings = run.sidecar.settings;
   const nlohmann::json& machine = run.sidecar.machine;
@@ -121,35 +106,58 @@ std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::
   if (!shape)
     throw std::runtime_error(fmt::format("{}: no GPU attempt with msm_a and a partition size: nothing to predict",
                                          run.trace.string()));
-  const auto abc_bytes = required(job, "partition_abc_bytes", run, "scenario").get<double>();
-  std::string includes;
-  for (const fs::path& file : calibration_files) includes += fmt::format("{}\"{}\"", includes.empty() ? "" : ", ", file.string());
-  const std::string staging = required(settings, "staging", run, "settings").get<std::string>();
-  return fmt::format(
-      "# {}: the measured run {}, predicted (written by zkpipe validate)\n"
-      "name = \"{}\"\nseed = 1\ncalibration = [{}]\n\n"
-      "[hardware]\ncores = {}\npcie_h2d_gbps = {:.9g}\ngpus = {}\n\n"
-      "[workload]\npartitions = {}\nconstraints_per_partition = {}\nbytes_per_constraint = {}\n"
-      "zero_scalar_share = {:.9g}\none_scalar_share = {:.9g}\nwitness_upload_mib = {:.9g}\n{}\n"
-      "[policy]\nsynthesis_threads = {}\nsynthesis_core_share = \"{}\"\npartitions_in_flight = {}\n"
-      "staging = \"{}\"\npool_slabs = {}\n"
-      "pool_layout = \"{}\"\nhost_budget_gib = {:.9g}\nworkers_per_gpu = {}\nsrs_residency = \"{}\"\n"
-      "retry_limit = {}\ndevice_budget_gib = {:.9g}\n",
-      safe_name(run.name), run.trace.string(), safe_name(run.name), includes,
-      required(machine, "cores", run, "machine").get<std::uint64_t>(),
-      required(machine, "pcie_h2d_gbps", run, "machine").get<double>(), settings.value("gpus", std::uint64_t(1)),
-      required(job, "partitions", run, "scenario").get<std::uint64_t>(), shape->constraints,
-      std::max<std::uint64_t>(1, std::uint64_t(std::llround(abc_bytes / double(shape->constraints)))),
-      shape->zero_scalar_share, shape->one_scalar_share, double(shape->witness_upload_bytes) / double(1 << 20),
-      device_footprint_toml(settings), required(settings, "synthesis_threads", run, "settings").get<std::uint64_t>(),
-      zk::name_of(synthesis_core_share_names, synthesis_core_share_of(run.sidecar)),
-      required(settings, "partitions_in_flight", run, "settings").get<std::uint64_t>(), staging,
-      staging == "pinned" ? required(settings, "pool_slabs", run, "settings").get<std::uint64_t>() : 0,
-      settings.value("pool_layout", std::string("per-host")),  // runs traced before the setting: one pool per host
-      required(settings, "host_budget_bytes", run, "settings").get<double>() / double(1ull << 30),
-      required(settings, "workers_per_gpu", run, "settings").get<std::uint64_t>(),
-      settings.value("srs_residency", std::string("device")), settings.value("retry_limit", std::uint64_t(2)),
-      settings.value("device_budget_bytes", 0.0) / double(1ull << 30));
+  for (const char* key : {"staging", "synthesis_threads", "partitions_in_flight", "host_budget_bytes", "workers_per_gpu"})
+    required(settings, key, run, "settings");
+  // Runs traced before a setting existed read as its default (one pool per host, the key on the device).
+  const auto policy = settings.get<policy::JobSettings>();
+  const double abc_bytes = required(job, "partition_abc_bytes", run, "scenario").get<double>();
+  constexpr double mib = double(1 << 20), gib = double(1ull << 30);
+
+  toml::array includes;
+  for (const fs::path& file : calibration_files) includes.push_back(file.string());
+  toml::table hardware{{"cores", required(machine, "cores", run, "machine").get<std::int64_t>()},
+                       {"pcie_h2d_gbps", required(machine, "pcie_h2d_gbps", run, "machine").get<double>()},
+                       {"gpus", settings.value("gpus", std::int64_t{1})}};
+  toml::table workload{
+      {"partitions", required(job, "partitions", run, "scenario").get<std::int64_t>()},
+      {"constraints_per_partition", std::int64_t(shape->constraints)},
+      {"bytes_per_constraint", std::max<std::int64_t>(1, std::llround(abc_bytes / double(shape->constraints)))},
+      {"zero_scalar_share", shape->zero_scalar_share},
+      {"one_scalar_share", shape->one_scalar_share},
+      {"witness_upload_mib", double(shape->witness_upload_bytes) / mib}};
+  // What the backend held on a device (runs traced since the device-memory plan) ...
+  if (settings.contains("device_footprint")) {
+    const auto footprint = settings.at("device_footprint").get<policy::DeviceFootprint>();
+    workload.insert("device_key_mib", double(footprint.key_bytes) / mib);
+    workload.insert("device_shared_mib", double(footprint.shared_bytes) / mib);
+    workload.insert("device_worker_mib", double(footprint.worker_bytes) / mib);
+    workload.insert("device_streaming_mib", double(footprint.streaming_bytes) / mib);
+  }
+  // ... and what its host budget held beside the a/b/c (runs that state their workers' bytes).
+  if (job.contains("worker_host_bytes")) {
+    workload.insert("host_witness_mib", job.value("partition_witness_bytes", 0.0) / mib);
+    workload.insert("host_key_mib", job.value("proving_key_bytes", 0.0) / mib);
+    workload.insert("host_worker_mib", job.at("worker_host_bytes").get<double>() / mib);
+  }
+  toml::table knobs{
+      {"synthesis_threads", std::int64_t(policy.synthesis_threads)},
+      {"synthesis_core_share", std::string(zk::name_of(synthesis_core_share_names, synthesis_core_share_of(run.sidecar)))},
+      {"partitions_in_flight", std::int64_t(policy.partitions_in_flight)},
+      {"staging", std::string(policy::staging_name(*policy.staging))},
+      {"pool_layout", std::string(policy::pool_layout_name(policy.pool_layout))},
+      {"host_budget_gib", double(policy.host_budget_bytes) / gib},
+      {"workers_per_gpu", std::int64_t(policy.workers_per_gpu)},
+      {"srs_residency", std::string(policy::srs_residency_name(policy.srs_residency))},
+      {"retry_limit", std::int64_t(policy.retry_limit)},
+      {"device_budget_gib", double(policy.device_budget_bytes) / gib}};
+  if (*policy.staging == policy::Staging::pinned) knobs.insert("pool_slabs", std::int64_t(policy.pool_slabs));
+  const toml::table scenario{{"name", safe_name(run.name)}, {"seed", 1},           {"calibration", includes},
+                             {"hardware", hardware},        {"workload", workload}, {"policy", knobs}};
+  std::ostringstream text;
+  text << fmt::format("# {}: the measured run {}, predicted (written by zkpipe validate)\n", safe_name(run.name),
+                      run.trace.string())
+       << toml::toml_formatter(scenario) << "\n";
+  return text.str();
 }
 
 ValidationResult validate(const ValidationOptions& options) {

@@ -343,7 +343,7 @@ int main(int argc, char** argv) {
   add_enum_option(prove, "--pool-layout", engine.pool_layout, zkpipe::policy::pool_layout_names,
                   "pinned pools: per-host (one, leased by every GPU's workers; the default) or per-gpu (one of "
                   "--pool-slabs per GPU; a partition is bound to the GPU whose slab it holds)");
-  prove->add_option("--budget", engine.budget_bytes, "host memory budget, e.g. 96GiB (default: the proving key plus 80% of the memory available)")
+  prove->add_option("--budget", engine.host_budget_bytes, "host memory budget, e.g. 96GiB (default: the proving key plus 80% of the memory available)")
       ->transform(CLI::AsSizeValue(false));
   prove->add_option("--device-budget", engine.device_budget_bytes, "device memory budget of each GPU, e.g. 100GiB: fewer workers, or the key's points streamed from pinned host memory, where the job does not fit (default: 90% of the GPU's free memory)")
       ->transform(CLI::AsSizeValue(false));

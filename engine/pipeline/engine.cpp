@@ -41,7 +41,7 @@ void say(std::FILE* log, fmt::format_string<Args...> format, Args&&... args) {
   std::fflush(log);
 }
 
-JobShape job_shape(const Job& job) {
+JobSizes job_sizes(const Job& job) {
   return {job.partitions, job.abc_bytes(), job.witness_bytes(), job.pk->bytes()};
 }
 
@@ -254,19 +254,10 @@ class EngineWork {
 
 using EnginePipeline = runtime::Pipeline<runtime::ThreadRuntime, EngineWork>;
 
-runtime::PipelineSettings pipeline_settings(const Job& job, const Settings& settings, uint64_t partition_budget_bytes,
+runtime::PipelineSettings pipeline_settings(const policy::PolicySettings& policy, const Settings& settings,
                                             const RunOptions& options) {
   runtime::PipelineSettings p;
-  p.policy.partitions = job.partitions;
-  p.policy.partition_host_bytes = job.abc_bytes() + job.witness_bytes();
-  p.policy.host_budget_bytes = partition_budget_bytes;
-  p.policy.partitions_in_flight_max = settings.partitions_in_flight;
-  p.policy.staging = *settings.staging;
-  p.policy.pool_slabs = settings.pool_slabs;
-  p.policy.pool_layout = settings.pool_layout;
-  p.policy.gpus = settings.gpus;
-  p.policy.workers_per_gpu = settings.workers_per_gpu;
-  p.policy.retry_limit = settings.retry_limit;
+  p.policy = policy;
   p.synthesis_threads = settings.synthesis_threads;
   p.synthesis_alone = settings.stage_alone == StageAlone::synthesis;
   p.run_name = options.run_name;
@@ -327,12 +318,12 @@ std::pair<double, std::string> measure_idle_h2d(const Job& job, const Settings& 
 // Fits the job into each GPU's memory as `backend` (worker 0's) would hold it (fit_device_memory),
 // says what the plan changed and keeps in the report what the backend holds and the bytes the plan
 // holds per GPU.
-void fit_devices(Settings& settings, const Settings& requested, const JobShape& shape, JobReport& report,
+void fit_devices(Settings& settings, const Settings& requested, const JobSizes& sizes, JobReport& report,
                  const groth16::ProverBackend& backend, const groth16::ProvingKey& pk, const RunOptions& options) {
   const policy::DeviceFootprint footprint = report.device_footprint = backend.device_footprint(pk);
   if (!footprint.holds_device_memory()) return;
   const uint64_t device_free = settings.backend == "fake" ? settings.fake.device_memory_bytes : cuda_free_device_bytes(settings.gpus);
-  const policy::DevicePlan plan = fit_device_memory(settings, requested, shape, report.machine, footprint, device_free);
+  const policy::DevicePlan plan = fit_device_memory(settings, requested, sizes, report.machine, footprint, device_free);
   say(options.log, "engine: device memory per GPU: {} of a budget of {} (key {} {}, shared {}, {} worker(s) x {})\n",
       format_bytes(double(plan.bytes)), settings.device_budget_bytes ? format_bytes(double(settings.device_budget_bytes)) : "(none)",
       format_bytes(double(footprint.key_bytes)), plan.key_on_device ? "on the device" : "streamed from pinned host memory",
@@ -349,8 +340,8 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
   JobReport report;
   report.partitions = job.partitions;
   report.machine = machine_facts();
-  const JobShape shape = job_shape(job);
-  Settings settings = resolve_settings(requested, shape, report.machine);
+  const JobSizes sizes = job_sizes(job);
+  Settings settings = resolve_settings(requested, sizes, report.machine);
   say(options.log, "engine: {} partition(s) of {} ({} constraints, domain 2^{}; a/b/c {} + witness {} per partition)\n",
         job.partitions, job.name, job.pk->num_constraints, job.pk->lg_domain, format_bytes(double(job.abc_bytes())),
         format_bytes(double(job.witness_bytes())));
@@ -362,9 +353,9 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
 
   if (uses_cuda(settings.backend)) use_cuda_device(0);
   std::unique_ptr<groth16::ProverBackend> first_backend = make_worker_backend(settings, 0, 0, faults ? &*faults : nullptr);
-  fit_devices(settings, requested, shape, report, *first_backend, *job.pk, options);
+  fit_devices(settings, requested, sizes, report, *first_backend, *job.pk, options);
 
-  MemoryBudget budget(settings.budget_bytes);
+  MemoryBudget budget(settings.host_budget_bytes);
   auto key_reservation = budget.reserve(job.pk->bytes(), "the proving key");
   std::vector<Worker> workers;
   std::vector<MemoryBudget::Reservation> worker_reservations;
@@ -373,7 +364,7 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
   for (uint32_t gpu = 0; gpu < settings.gpus; ++gpu)
     for (uint32_t index = 0; index < settings.workers_per_gpu; ++index) {
       const policy::WorkerId id = gpu * settings.workers_per_gpu + index;
-      worker_reservations.push_back(budget.reserve(worker_host_bytes(shape, settings.backend, *settings.staging),
+      worker_reservations.push_back(budget.reserve(worker_host_bytes(sizes, settings.backend, *settings.staging),
                                                    fmt::format("worker {}'s buffers", id)));
       if (uses_cuda(settings.backend)) use_cuda_device(int(gpu));
       Worker worker{id == 0 ? std::move(first_backend) : make_worker_backend(settings, id, gpu, faults ? &*faults : nullptr)};
@@ -382,7 +373,9 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
       worker.backend->reserve_witness_staging(*job.pk, witness_from);
       workers.push_back(std::move(worker));
     }
-  report.partition_budget_bytes = budget.available_bytes();
+  // What the policy admits partitions against: the budget less what was just reserved.
+  const policy::PolicySettings admission = policy::policy_settings(settings, job_shape(sizes, settings.backend), settings.gpus);
+  report.partition_budget_bytes = admission.host_budget_bytes;
 
   // SRS in page-locked host memory, for kernels that read it per call (pinned-host residency).
   std::vector<std::unique_ptr<HostRegistration>> key_registrations;
@@ -428,7 +421,7 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
   const Job& proved = settings.stage_alone == StageAlone::gpu ? replayed : job;
   EngineWork work(proved, settings, sink, options, budget, pool ? &*pool : nullptr, workers, origin);
   runtime::ThreadRuntime threads(origin);
-  EnginePipeline pipeline(threads, work, pipeline_settings(proved, settings, report.partition_budget_bytes, options));
+  EnginePipeline pipeline(threads, work, pipeline_settings(admission, settings, options));
   if (pool && pool->memory() == PinnedPool::Memory::none) pipeline.pinned_allocation_failed();
   const auto start = Clock::now();
   pipeline.run();
@@ -457,23 +450,25 @@ void write_trace_files(const std::filesystem::path& dir, const Job& job, const J
                       {"variables", job.pk->num_vars},
                       {"partition_abc_bytes", job.abc_bytes()},
                       {"partition_witness_bytes", job.witness_bytes()},
-                      {"proving_key_bytes", job.pk->bytes()}};
+                      {"proving_key_bytes", job.pk->bytes()},
+                      {"worker_host_bytes", worker_host_bytes(job_sizes(job), report.settings.backend,
+                                                              report.settings.staging.value_or(Staging::pageable))}};
   sidecar.settings = to_json(report.settings);
   sidecar.settings["staging_requested"] = sidecar.settings["staging"];
   sidecar.settings["staging"] = report.staging_memory;  // what calibration fits: the copies' path
   sidecar.settings["synthesis_core_share"] = "synthesizing";  // the cores split between the syntheses running
-  const policy::DeviceFootprint& footprint = report.device_footprint;
-  sidecar.settings["device_footprint"] = {{"key_bytes", footprint.key_bytes},
-                                          {"shared_bytes", footprint.shared_bytes},
-                                          {"worker_bytes", footprint.worker_bytes},
-                                          {"streaming_bytes", footprint.streaming_bytes}};
+  sidecar.settings["device_footprint"] = report.device_footprint;
   sidecar.settings["device_bytes_planned"] = report.device_bytes_planned;
   sidecar.machine = {{"cores", report.machine.cores},
                      {"available_memory_bytes", report.machine.available_memory_bytes},
                      {"cuda_devices", report.machine.cuda_devices},
-                     // the staging path's idle rate: the link rate calibration subtracts
-                     {"pcie_h2d_gbps", report.idle_h2d_gbps},
+                     {"idle_h2d_gbps", report.idle_h2d_gbps},
                      {"idle_h2d_from", report.idle_h2d_from}};
+  // The link rate, which calibration subtracts from every copy: the idle copy from pinned memory,
+  // or a backend's own copy where no link stages it (cpu, fake). A CUDA run that could pin nothing
+  // measured the pageable path only, and names no link.
+  if (report.idle_h2d_from == "pinned" || !uses_cuda(report.settings.backend))
+    sidecar.machine["pcie_h2d_gbps"] = report.idle_h2d_gbps;
   sidecar.settings["outcome"] = {{"proved", report.proved},
                                  {"failed", report.failed.size()},
                                  {"failed_attempts", report.failed_attempts},
@@ -496,7 +491,7 @@ std::string format_report(const JobReport& report) {
   text += fmt::format("engine: staging from {} memory; idle staging copy {:.2f} GB/s ({}); budget high-water {} of {}; slabs leased at most {}\n",
                       report.staging_memory, report.idle_h2d_gbps, report.idle_h2d_from,
                       format_bytes(double(report.budget_reserved_max_bytes)),
-                      format_bytes(double(report.settings.budget_bytes)), report.pool_slabs_leased_max);
+                      format_bytes(double(report.settings.host_budget_bytes)), report.pool_slabs_leased_max);
   if (injects_faults(report.settings.backend))
     text += fmt::format("engine: {} faults injected {} ({}; fault seed {})\n",
                         report.settings.backend == "fake" ? "fake device" : report.settings.backend,

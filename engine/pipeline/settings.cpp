@@ -1,7 +1,6 @@
 #include "engine/pipeline/settings.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <stdexcept>
 #include <thread>
 
@@ -22,11 +21,20 @@ MachineFacts machine_facts() {
   return {std::max(1u, std::thread::hardware_concurrency()), available_memory_bytes(), cuda_devices()};
 }
 
-uint64_t worker_host_bytes(const JobShape& shape, std::string_view backend, Staging staging) {
-  const uint64_t split_bytes = 2 * (shape.witness_bytes + shape.witness_bytes / 8);  // scalars + 4-byte indices
+uint64_t worker_host_bytes(const JobSizes& sizes, std::string_view backend, Staging staging) {
+  const uint64_t split_bytes = 2 * (sizes.witness_bytes + sizes.witness_bytes / 8);  // scalars + 4-byte indices
   // The CUDA backend's pinned staging buffer holds both splits again; other backends hold a/b/c.
-  const uint64_t staged_bytes = !uses_cuda(backend) ? shape.abc_bytes : staging == Staging::pinned ? split_bytes : 0;
-  return shape.witness_bytes + split_bytes + staged_bytes;
+  const uint64_t staged_bytes = !uses_cuda(backend) ? sizes.abc_bytes : staging == Staging::pinned ? split_bytes : 0;
+  return sizes.witness_bytes + split_bytes + staged_bytes;
+}
+
+zkpipe::policy::JobShape job_shape(const JobSizes& sizes, std::string_view backend) {
+  return {sizes.partitions,
+          sizes.abc_bytes,
+          sizes.witness_bytes,
+          sizes.key_bytes,
+          worker_host_bytes(sizes, backend, Staging::pinned),
+          worker_host_bytes(sizes, backend, Staging::pageable)};
 }
 
 namespace {
@@ -53,68 +61,37 @@ void validate_faults(const Settings& s) {
 
 }  // namespace
 
-Settings resolve_settings(Settings s, const JobShape& shape, const MachineFacts& machine) {
-  if (shape.partitions == 0) fail("a job needs at least one partition");
+Settings resolve_settings(Settings s, const JobSizes& sizes, const MachineFacts& machine) {
   if (s.backend.empty()) s.backend = machine.cuda_devices > 0 ? "cuda" : "cpu";
   if (uses_cuda(s.backend) && s.gpus > uint32_t(machine.cuda_devices))
     fail("--gpus {} but {} CUDA devices are present", s.gpus, machine.cuda_devices);
   if (s.gpus == 0) s.gpus = uses_cuda(s.backend) ? uint32_t(std::max(machine.cuda_devices, 1)) : 1;
-  if (s.workers_per_gpu == 0) fail("--workers must be at least 1");
   if (injects_faults(s.backend)) validate_faults(s);
-  const uint32_t workers = s.gpus * s.workers_per_gpu;
-  if (s.synthesis_threads == 0) s.synthesis_threads = std::max(1u, machine.cores / 2);
-  s.synthesis_threads = std::min(s.synthesis_threads, shape.partitions);
-  if (s.partitions_in_flight == 0) s.partitions_in_flight = s.synthesis_threads + workers;
-  s.partitions_in_flight = std::min(s.partitions_in_flight, shape.partitions);
-  if (!s.staging) s.staging = machine.cuda_devices > 0 ? Staging::pinned : Staging::pageable;
-
-  const uint64_t fixed_host_bytes = shape.key_bytes + uint64_t{workers} * worker_host_bytes(shape, s.backend, *s.staging);
-  if (s.budget_bytes == 0) {
-    if (machine.available_memory_bytes == 0)
-      fail("the memory available could not be read from /proc/meminfo: give --budget BYTES");
-    // The key is loaded already, so the memory available no longer counts it.
-    s.budget_bytes = shape.key_bytes + machine.available_memory_bytes / 10 * 8;
-  }
-  if (s.budget_bytes < fixed_host_bytes + shape.partition_host_bytes())
-    fail("the host memory budget of {} cannot hold the proving key and workers' buffers ({}) and one "
-         "partition ({}): raise --budget, or use fewer --workers",
-         format_bytes(double(s.budget_bytes)), format_bytes(double(fixed_host_bytes)),
-         format_bytes(double(shape.partition_host_bytes())));
-  const uint64_t partitions_fitting = (s.budget_bytes - fixed_host_bytes) / shape.partition_host_bytes();
-  if (*s.staging == Staging::pinned) {
-    const uint32_t pools = pinned_pools(s);
-    if (s.pool_slabs == 0)
-      s.pool_slabs = uint32_t(std::max<uint64_t>(
-          1, std::min<uint64_t>((s.partitions_in_flight + pools - 1) / pools, partitions_fitting / pools)));
-    if (uint64_t{s.pool_slabs} * pools > partitions_fitting)
-      fail("--pool-slabs {}{}: the budget of {} holds {} partitions next to the key and workers' buffers; "
-           "raise --budget or lower --pool-slabs{}",
-           s.pool_slabs, pools > 1 ? fmt::format(" per GPU x {} GPUs", pools) : std::string(),
-           format_bytes(double(s.budget_bytes)), partitions_fitting,
-           pools > 1 ? " (or use --pool-layout per-host)" : "");
-  } else {
-    s.pool_slabs = 0;
+  const zkpipe::policy::HostFacts host{machine.cores, machine.available_memory_bytes, s.gpus, machine.cuda_devices > 0};
+  try {
+    static_cast<zkpipe::policy::JobSettings&>(s) =
+        zkpipe::policy::resolve_job_settings(s, job_shape(sizes, s.backend), host, zkpipe::policy::command_line_names);
+  } catch (const std::invalid_argument& e) {
+    fail("{}", e.what());
   }
   return s;
 }
 
-zkpipe::policy::DevicePlan fit_device_memory(Settings& s, const Settings& requested, const JobShape& shape,
+zkpipe::policy::DevicePlan fit_device_memory(Settings& s, const Settings& requested, const JobSizes& sizes,
                                             const MachineFacts& machine, const zkpipe::policy::DeviceFootprint& footprint,
                                             uint64_t device_free_bytes) {
   if (s.device_budget_bytes == 0) s.device_budget_bytes = device_free_bytes / 10 * 9;
-  const uint64_t budget = s.device_budget_bytes ? s.device_budget_bytes : std::numeric_limits<uint64_t>::max();
+  Settings fitted = requested;
+  fitted.device_budget_bytes = s.device_budget_bytes;
+  fitted.workers_per_gpu = s.workers_per_gpu;
+  fitted.srs_residency = s.srs_residency;
   zkpipe::policy::DevicePlan plan;
   try {
-    plan = zkpipe::policy::plan_device_memory(footprint, budget, s.workers_per_gpu, s.srs_residency == SrsResidency::device);
+    plan = zkpipe::policy::fit_device_memory(fitted, footprint);
   } catch (const std::invalid_argument& e) {
     fail("{} (--device-budget)", e.what());
   }
-  if (plan.change.empty()) return plan;
-  Settings fitted = requested;
-  fitted.workers_per_gpu = plan.workers_per_gpu;
-  fitted.srs_residency = plan.key_on_device ? SrsResidency::device : SrsResidency::pinned_host;
-  fitted.device_budget_bytes = s.device_budget_bytes;
-  s = resolve_settings(fitted, shape, machine);
+  if (!plan.change.empty()) s = resolve_settings(fitted, sizes, machine);
   return plan;
 }
 
@@ -132,7 +109,7 @@ std::string describe(const Settings& s) {
       s.pool_slabs ? fmt::format(" ({} pinned slabs{})", s.pool_slabs,
                                  s.pool_layout == PoolLayout::per_gpu ? " per GPU" : "")
                    : std::string(),
-      format_bytes(double(s.budget_bytes)),
+      format_bytes(double(s.host_budget_bytes)),
       s.device_budget_bytes ? fmt::format(", device budget {} per GPU", format_bytes(double(s.device_budget_bytes))) : std::string(),
       gpu ? fmt::format(", SRS on {}", srs_residency_name(s.srs_residency)) : std::string(), s.retry_limit);
   if (s.stage_alone != StageAlone::none)
@@ -157,21 +134,10 @@ std::string describe(const Settings& s) {
 }
 
 nlohmann::json to_json(const Settings& s) {
-  nlohmann::json json = {
-      {"backend", s.backend},
-      {"synthesis_threads", s.synthesis_threads},
-      {"partitions_in_flight", s.partitions_in_flight},
-      {"staging", std::string(zkpipe::policy::staging_name(s.staging.value_or(Staging::pageable)))},
-      {"pool_slabs", s.pool_slabs},
-      {"pool_layout", std::string(zkpipe::policy::pool_layout_name(s.pool_layout))},
-      {"host_budget_bytes", s.budget_bytes},
-      {"device_budget_bytes", s.device_budget_bytes},
-      {"gpus", s.gpus},
-      {"workers_per_gpu", s.workers_per_gpu},
-      {"srs_residency", std::string(srs_residency_name(s.srs_residency))},
-      {"retry_limit", s.retry_limit},
-      {"stage_alone", std::string(stage_alone_name(s.stage_alone))},
-  };
+  nlohmann::json json = static_cast<const zkpipe::policy::JobSettings&>(s);
+  json["backend"] = s.backend;
+  json["gpus"] = s.gpus;
+  json["stage_alone"] = stage_alone_name(s.stage_alone);
   if (injects_faults(s.backend)) {
     const zkpipe::faults::FaultOptions& f = s.fake.faults;
     json[s.backend == "fake" ? "fake_device" : "injected_faults"] = {{"seed", f.seed},

@@ -159,7 +159,7 @@ BatchRun prove_batch(const groth16::ProvingKey& pk, const fs::path& zkey, const 
   settings.backend = "cpu";
   settings.synthesis_threads = 2;
   settings.retry_limit = 1;
-  settings.budget_bytes = uint64_t{1} << 30;
+  settings.host_budget_bytes = uint64_t{1} << 30;
   BatchRun run;
   std::mutex mutex;
   run.report = pipeline::run_job(pipeline::circom_job(zkey, witnesses, r1cs, pk), settings,

@@ -108,7 +108,7 @@ Settings fake_settings(uint64_t seed) {
   settings.workers_per_gpu = 2;
   settings.staging = Staging::pinned;
   settings.pool_slabs = 2;
-  settings.budget_bytes = uint64_t{1} << 30;
+  settings.host_budget_bytes = uint64_t{1} << 30;
   settings.retry_limit = 50;
   settings.fake.faults.seed = seed;
   return settings;
@@ -151,7 +151,7 @@ TEST(Engine, ATightBudgetMakesSynthesisWaitButIsNeverExceeded) {
   // What the key and the workers' buffers hold, as the engine reserves it (a run with room to
   // spare says: budget - partition budget), plus two partitions in flight.
   const JobReport roomy = run_fake_job(1, settings).report;
-  settings.budget_bytes = roomy.settings.budget_bytes - roomy.partition_budget_bytes + 2 * partition_bytes();
+  settings.host_budget_bytes = roomy.settings.host_budget_bytes - roomy.partition_budget_bytes + 2 * partition_bytes();
   FakeJobOutcome outcome = run_fake_job(8, settings);
   EXPECT_JOB_KEEPS_ITS_PROMISES(outcome);
   EXPECT_EQ(outcome.report.proved, 8u);
@@ -199,7 +199,7 @@ TEST(Engine, PerGpuPoolsSurviveLostDevices) {
 }
 
 TEST(Engine, PerGpuPoolsAreSizedPerGpuWithinTheBudget) {
-  const JobShape shape{8, 1000, 0, 0};
+  const JobSizes shape{8, 1000, 0, 0};
   const MachineFacts machine{4, 0, 0};
   Settings settings;
   settings.backend = "fake";
@@ -207,13 +207,13 @@ TEST(Engine, PerGpuPoolsAreSizedPerGpuWithinTheBudget) {
   settings.staging = Staging::pinned;
   settings.pool_layout = PoolLayout::per_gpu;
   settings.partitions_in_flight = 7;
-  settings.budget_bytes = 100'000;
+  settings.host_budget_bytes = 100'000;
   const Settings resolved = resolve_settings(settings, shape, machine);
   EXPECT_EQ(resolved.pool_slabs, 3u);  // 7 in flight over 3 GPUs
   EXPECT_NE(describe(resolved).find("3 pinned slabs per GPU"), std::string::npos) << describe(resolved);
   EXPECT_EQ(to_json(resolved).value("pool_layout", ""), "per-gpu");
   const uint32_t workers = settings.gpus * settings.workers_per_gpu;
-  settings.budget_bytes = workers * worker_host_bytes(shape, "fake", Staging::pinned) + 8 * shape.partition_host_bytes();
+  settings.host_budget_bytes = workers * worker_host_bytes(shape, "fake", Staging::pinned) + 8 * shape.partition_host_bytes();
   settings.pool_slabs = 3;  // 9 slabs in all, room for 8 partitions next to the workers' buffers
   try {
     resolve_settings(settings, shape, machine);
@@ -281,7 +281,7 @@ TEST(Engine, InvariantsHoldForRandomSettingsAndFaults) {
     settings.staging = random.below(2) ? Staging::pinned : Staging::pageable;
     settings.pool_slabs = 1 + uint32_t(random.below(3));
     settings.partitions_in_flight = 1 + uint32_t(random.below(5));
-    settings.budget_bytes = uint64_t{1} << 30;
+    settings.host_budget_bytes = uint64_t{1} << 30;
     settings.retry_limit = uint32_t(random.below(4));
     settings.fake.faults.seed = seed;
     settings.fake.faults.stalled_transfer_probability = 0.1 * double(random.below(3));
@@ -441,7 +441,7 @@ TEST(Engine, TheDeviceMemoryPlanFitsTheJobIntoASmallFakeDevice) {
 
 TEST(Engine, SettingsThatCannotWorkAreRefusedWithTheirName) {
   Settings settings = fake_settings(40);
-  settings.budget_bytes = 1000;
+  settings.host_budget_bytes = 1000;
   EXPECT_THROW(run_fake_job(2, settings), Error);
   settings = fake_settings(40);
   settings.workers_per_gpu = 0;

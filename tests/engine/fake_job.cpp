@@ -70,9 +70,9 @@ std::vector<std::string> job_violations(const FakeJobOutcome& outcome) {
       broken.push_back(fmt::format("failed partition {} was delivered", failure.partition));
     if (failure.last_error.empty()) broken.push_back(fmt::format("failed partition {} says not why", failure.partition));
   }
-  if (report.budget_reserved_max_bytes > report.settings.budget_bytes)
+  if (report.budget_reserved_max_bytes > report.settings.host_budget_bytes)
     broken.push_back(fmt::format("budget high-water {} > budget {}", report.budget_reserved_max_bytes,
-                                 report.settings.budget_bytes));
+                                 report.settings.host_budget_bytes));
   if (report.partition_reserved_max_bytes > report.partition_budget_bytes)
     broken.push_back(fmt::format("partitions reserved {} > their budget {}", report.partition_reserved_max_bytes,
                                  report.partition_budget_bytes));

@@ -31,7 +31,7 @@ declare -A sources=(
   [proving_key]="engine/groth16/keys.cpp engine/r1cs/r1cs.cpp engine/util/atomic_file.cpp"
   [proof_json]=$snarkjs_json [public_json]=$snarkjs_json [vk_json]=$snarkjs_json
   [trace_csv]=$trace [sidecar]=$trace
-  [scenario]="model/scenario.cpp engine/trace/trace.cpp engine/policy/scheduling_policy.cpp engine/policy/device_memory.cpp engine/faults/fault_injector.cpp"
+  [scenario]="model/scenario.cpp engine/trace/trace.cpp engine/policy/scheduling_policy.cpp engine/policy/device_memory.cpp engine/policy/job_settings.cpp engine/faults/fault_injector.cpp"
 )
 traces=scenarios/calibration/traces/staging-h200-20261129T1620/poseidon-merkle/synth
 proofs=scenarios/calibration/traces/staging-h200-20261129T1620/dense/pageable

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "engine/pipeline/settings.hpp"
 #include "scenario.hpp"
 #include "test_support.hpp"
 
@@ -41,7 +42,7 @@ TEST(Scenario, AnUnknownKeyNamesFileLineAndKey) {
 
 TEST(Scenario, AnOutOfRangeValueNamesFileLineAndKey) {
   std::string text = testing::small_scenario_text();
-  text.replace(text.find("synthesis_threads = 4"), 21, "synthesis_threads = 0");
+  text.replace(text.find("synthesis_threads = 4"), 21, "synthesis_threads = 5000");
   const std::string error = error_of(text);
   EXPECT_NE(error.find("scenario.toml:16"), std::string::npos) << error;
   EXPECT_NE(error.find("policy.synthesis_threads"), std::string::npos) << error;
@@ -82,6 +83,33 @@ TEST(Scenario, TheDeviceBudgetFitsWorkersAndTheKeyAsTheEngineDoes) {
   EXPECT_NE(error.find("device_budget_gib"), std::string::npos) << error;
   EXPECT_NE(error.find("cannot hold one worker"), std::string::npos) << error;
   EXPECT_TRUE(parse_scenario_text(with_budget(30), "s.toml", ".").base.device_plan_change.empty());
+}
+
+// One vocabulary: a scenario's [policy] keys left out are chosen as `zkpipe prove` chooses its
+// options left out, from the same host and job, by the same code; and the budget holds the same
+// key, workers' buffers and partitions.
+TEST(Scenario, PolicyKeysLeftOutAreChosenAsTheEngineChoosesThem) {
+  const std::string policy_lines = "synthesis_threads = 4\npartitions_in_flight = 4\nstaging = \"pinned\"\npool_slabs = 3\n"
+                                   "host_budget_gib = 4\nworkers_per_gpu = 2\n";
+  std::string text = testing::small_scenario_text();
+  text.replace(text.find(policy_lines), policy_lines.size(), "");
+  text.replace(text.find("[workload]\n"), 11,
+               "[workload]\nhost_witness_mib = 40\nhost_key_mib = 3000\nhost_worker_mib = 220\n");
+  text.replace(text.find("[hardware]\n"), 11, "[hardware]\nhost_memory_gib = 20\n");
+  const Scenario scenario = parse_scenario_text(text, "s.toml", ".").base;
+
+  zk::pipeline::Settings requested;
+  requested.backend = "cuda";
+  const zk::pipeline::JobSizes sizes{12, scenario.workload.partition_abc_bytes(), 40ull << 20, 3000ull << 20};
+  const zk::pipeline::Settings engine = zk::pipeline::resolve_settings(requested, sizes, {8, 20ull << 30, 1});
+  // The CUDA worker's buffers for this witness with pinned staging: what the scenario gave.
+  ASSERT_EQ(zk::pipeline::worker_host_bytes(sizes, "cuda", policy::Staging::pinned) >> 20, 220u);
+  EXPECT_EQ(nlohmann::json(static_cast<const policy::JobSettings&>(scenario.policy)),
+            nlohmann::json(static_cast<const policy::JobSettings&>(engine)));
+  EXPECT_EQ(scenario.policy.synthesis_threads, 4u);     // half the 8 cores
+  EXPECT_EQ(scenario.policy.partitions_in_flight, 6u);  // and the 2 workers
+  EXPECT_EQ(scenario.policy_settings().host_budget_bytes,
+            scenario.policy.host_budget_bytes - (3000ull << 20) - 2 * (220ull << 20));
 }
 
 TEST(Scenario, ThePoolLayoutIsOnePoolPerHostUnlessToldPerGpu) {
@@ -157,7 +185,7 @@ TEST(Scenario, ASweepBeyondTenThousandPointsIsRefusedBeforeExpanding) {
     EXPECT_NE(error.find("more than 10000"), std::string::npos) << error;
   }
   const std::string text = testing::small_scenario_text() + "\n[sweep]\n\"seed\" = { from = 1, to = 100 }\n"
-                           "\"policy.pool_slabs\" = { from = 1, to = 100 }\n";
+                           "\"policy.retry_limit\" = { from = 1, to = 100 }\n";
   EXPECT_EQ(parse_scenario_text(text, "s.toml", ".").sweep_points.size(), 10'000u);
 }
 

@@ -40,7 +40,7 @@ TEST(Simulation, SeedScenarioPageableCopiesCrawlWhileTheGpuStaysBusy) {
   const LoadedScenario seed = load_scenario_file(testing::source_dir() / "scenarios/seed-pageable-vs-pinned.toml");
   std::map<std::string, trace::TraceSummary> by_staging;
   for (const SweepPoint& point : seed.sweep_points)
-    by_staging[std::string(policy::staging_name(point.scenario.policy.staging))] =
+    by_staging[std::string(policy::staging_name(point.scenario.staging()))] =
         trace::summarize(simulate(point.scenario).spans);
   ASSERT_EQ(by_staging.size(), 2u);
   const trace::TraceSummary& pageable = by_staging["pageable"];

@@ -290,10 +290,12 @@ TEST(Validation, AMeasuredRunIsPredictedWithItsPinnedPoolLayout) {
   ASSERT_EQ(runs.size(), 1u);
   MeasuredRun run = runs.front();
   const std::filesystem::path h2d = testing::source_dir() / "scenarios/calibration/h200-h2d.toml";
-  EXPECT_NE(scenario_toml_for_run(run, {h2d}).find("\npool_layout = \"per-host\"\n"), std::string::npos)
-      << "traced before the setting existed: one pool per host";
+  auto pool_layout = [&] {
+    return toml::parse(scenario_toml_for_run(run, {h2d}))["policy"]["pool_layout"].value_or(std::string());
+  };
+  EXPECT_EQ(pool_layout(), "per-host") << "traced before the setting existed: one pool per host";
   run.sidecar.settings["pool_layout"] = "per-gpu";
-  EXPECT_NE(scenario_toml_for_run(run, {h2d}).find("\npool_layout = \"per-gpu\"\n"), std::string::npos);
+  EXPECT_EQ(pool_layout(), "per-gpu");
 }
 
 TEST(Validation, AFolderWithoutRunsToHoldOutIsAnError) {

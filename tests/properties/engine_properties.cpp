@@ -24,7 +24,7 @@ rc::Gen<Settings> arbitrary_fake_settings() {
     settings.partitions_in_flight = *rc::gen::inRange<uint32_t>(1, 5);
     settings.staging = *rc::gen::element(Staging::pinned, Staging::pageable);
     settings.pool_slabs = *rc::gen::inRange<uint32_t>(1, 5);
-    settings.budget_bytes = uint64_t{1} << 30;
+    settings.host_budget_bytes = uint64_t{1} << 30;
     settings.gpus = *rc::gen::inRange<uint32_t>(1, 9);
     settings.workers_per_gpu = *rc::gen::inRange<uint32_t>(1, 3);
     settings.retry_limit = *rc::gen::inRange<uint32_t>(0, 4);

@@ -313,7 +313,7 @@ model::Scenario ScenarioChoice::build() const {
   scenario.policy.staging = staging;
   scenario.policy.pool_slabs = pool_slabs;
   scenario.policy.pool_layout = pool_layout;
-  scenario.policy.host_budget_bytes = scenario.workload.partition_host_bytes() * budget_partitions;
+  scenario.policy.host_budget_bytes = scenario.workload.partition_abc_bytes() * budget_partitions;
   scenario.policy.workers_per_gpu = workers_per_gpu;
   scenario.policy.retry_limit = retry_limit;
   scenario.faults.gpu_error_probability = gpu_error_probability;
