@@ -184,14 +184,14 @@ void run_prove(const ProveOptions& o, bool partitions_given, bool output_paths_g
   pipeline::Job job = load_job(o, pk, circuit);
   const std::vector<circom::ProofOutputs> outputs = output_files(o, named_outputs, job.partitions);
   if (named_outputs && o.engine.stage_alone == pipeline::StageAlone::none) fs::create_directories(o.out_dir.value_or("."));
-  // A single proof reports its witness's scalar split, as before the engine: kept by the one
+  // A single proof reports its witness's scalar split, as before the engine: counted by the one
   // partition's synthesis, read by the sink after it (the engine orders the two).
-  std::optional<groth16::WitnessSplit> split;
+  std::optional<groth16::WitnessCounts> counts;
   if (job.partitions == 1)
-    job.synthesize = [synthesize = job.synthesize, &split](uint32_t partition, std::span<Fr> a, std::span<Fr> b,
+    job.synthesize = [synthesize = job.synthesize, &counts](uint32_t partition, std::span<Fr> a, std::span<Fr> b,
                                                            std::span<Fr> c) {
       auto z = synthesize(partition, a, b, c);
-      split = groth16::split_witness(z);
+      counts = groth16::count_witness(z);
       return z;
     };
   // The job's partition i is partition original[i] of the whole job (a resumed job proves some).
@@ -215,11 +215,11 @@ void run_prove(const ProveOptions& o, bool partitions_given, bool output_paths_g
     const fs::path& publics = outputs.at(partition).public_inputs;
     groth16::write_proof_json(proved.proof, proof);
     groth16::write_public_json(proved.public_inputs, publics);
-    if (split) {
-      const size_t vars = split->zeros + split->ones.size() + split->significant.size();
+    if (counts) {
+      const size_t vars = counts->zeros + counts->ones + counts->significant;
       fmt::print("prove: witness {} variables: {} zero, {} one, {} other ({:.0f}% zero or one)\n", vars,
-                 split->zeros, split->ones.size(), split->significant.size(),
-                 100.0 * double(split->zeros + split->ones.size()) / double(vars));
+                 counts->zeros, counts->ones, counts->significant,
+                 100.0 * double(counts->zeros + counts->ones) / double(vars));
     }
     if (named_outputs || o.partitions == 1)
       fmt::print("prove: {}: proof verified; wrote {} and {}\n", partition_name(partition), proof.string(),

@@ -86,9 +86,8 @@ CircomWorkload describe_circom_workload(const std::filesystem::path& zkey_path, 
   auto z = read_witness(wtns);
   check_witness_fits_key(zkey, z.size(), wtns);
   const auto& k = zkey.header();
-  auto split = groth16::split_witness(z);
-  return {k.num_constraints, k.num_public, k.num_vars, k.lg_domain, split.zeros, split.ones.size(),
-          split.significant.size()};
+  const groth16::WitnessCounts counts = groth16::count_witness(z);
+  return {k.num_constraints, k.num_public, k.num_vars, k.lg_domain, counts.zeros, counts.ones, counts.significant};
 }
 
 }  // namespace zk::circom

@@ -8,6 +8,7 @@
 // copies of a key's bases between calls (prepare()), and of a proof's witness splits
 // (stage_witness()), which later msm() and sum() calls on those very splits then use.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -25,13 +26,21 @@ using bls12_381::Fr;
 using bls12_381::G1;
 using bls12_381::G2;
 
-// Where the host side of a staged witness is copied from: the backend's own page-locked buffers
-// (the splits copied into them first, then one copy at the link's rate) or the splits' own
-// pageable memory (copied through the driver's bounce buffer). The engine follows its staging
-// setting, so pinned and pageable staging differ for the MSM scalars as they do for a/b/c.
+// Where the host side of a staged witness is copied from: the backend's own page-locked buffer
+// (the splits split into it, see witness_split_memory(), or copied into it first; then one copy
+// at the link's rate) or the splits' own pageable memory (copied through the driver's bounce
+// buffer). The engine follows its staging setting, so pinned and pageable staging differ for the
+// MSM scalars as they do for a/b/c.
 enum class WitnessHostMemory { pinned, pageable };
 
 class ProverBackend;
+
+// A host-to-device copy a backend made inside one of its calls rather than at the caller's
+// request (the key's points streamed chunk by chunk into an MSM), placed on the steady clock.
+struct BackendCopy {
+  std::chrono::steady_clock::time_point start, end;
+  uint64_t bytes = 0;
+};
 
 // What stage_witness() did: the bytes it moved host-to-device (0 where the backend computes in
 // host memory). While it lives and until the next stage_witness(), msm() and sum() calls whose
@@ -108,6 +117,15 @@ class ProverBackend {
   // and index lists of both splits to the backend's own memory, from `from`. Host backends keep
   // nothing (the default): their MSMs read the splits where they are.
   virtual StagedWitness stage_witness(const ProofSplits&, WitnessHostMemory /*from*/) { return {}; }
+  // The page-locked block (reserve_witness_staging(), pinned) that the next proof's splits may be
+  // split into (split_for_proof's `into`), so that stage_witness() copies them from there with no
+  // host copy first; valid until the next reserve, and written over by the next split into it.
+  // Empty where the backend has none (the default).
+  virtual std::span<std::byte> witness_split_memory() { return {}; }
+
+  // The copies the backend made on its own since the last call, in the order they started (none
+  // where it streams nothing), so that every byte crossing the link is traced.
+  virtual std::vector<BackendCopy> take_copies() { return {}; }
 
  protected:
   friend class StagedWitness;

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -105,7 +106,8 @@ class DeviceKey {
 
 // Bases of an MSM or a sum on the device: the prepared key's where they are one of its arrays,
 // else streamed through two chunk buffers, the copy of the next chunk (on its own stream:
-// asynchronous where the host array is page-locked) overlapping the work on this one.
+// asynchronous where the host array is page-locked) overlapping the work on this one. Each
+// chunk's copy is timed by events around it on the copy stream and kept (take_copies()).
 template <class Affine>
 class DeviceBases {
  public:
@@ -121,11 +123,18 @@ class DeviceBases {
   template <class Work>
   void for_each_chunk(std::span<const Affine> host, size_t count, cudaStream_t compute, Work&& work) {
     const size_t chunks = (count + chunk_points_ - 1) / chunk_points_;
+    while (timing_.size() < 2 * chunks) timing_.emplace_back();
+    // The copy stream is idle between calls: the epoch completes as it is recorded.
+    epoch_.record(copy_.get());
+    CUDA_OK(cudaEventSynchronize(epoch_.get()));
+    const auto epoch = std::chrono::steady_clock::now();
     auto upload = [&](size_t chunk) {
       const size_t begin = chunk * chunk_points_, size = std::min(chunk_points_, count - begin);
       auto& buffer = buffers_[chunk % 2];
       buffer.reserve(size);
+      timing_[2 * chunk].record(copy_.get());
       buffer.upload(host.subspan(begin, size), copy_.get());
+      timing_[2 * chunk + 1].record(copy_.get());
       copied_[chunk % 2].record(copy_.get());
     };
     if (chunks) upload(0);
@@ -135,7 +144,15 @@ class DeviceBases {
       const size_t begin = chunk * chunk_points_;
       work(static_cast<const Affine*>(buffers_[chunk % 2].get()), begin, std::min(count, begin + chunk_points_));
     }
+    auto at = [&](const cuda::CudaEvent& event) {
+      return epoch + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                         std::chrono::duration<double, std::milli>(event.elapsed_ms_since(epoch_)));
+    };
+    for (size_t chunk = 0; chunk < chunks; ++chunk)
+      copies_.push_back({at(timing_[2 * chunk]), at(timing_[2 * chunk + 1]),
+                         std::min(chunk_points_, count - chunk * chunk_points_) * sizeof(Affine)});
   }
+  std::vector<BackendCopy> take_copies() { return std::exchange(copies_, {}); }
 
  private:
   size_t chunk_points_;
@@ -143,6 +160,9 @@ class DeviceBases {
   cuda::CudaStream copy_;
   cuda::DeviceBuffer<Affine> buffers_[2];
   cuda::CudaEvent copied_[2];
+  cuda::CudaEvent epoch_;
+  std::deque<cuda::CudaEvent> timing_;  // each chunk's copy: its start and its end
+  std::vector<BackendCopy> copies_;
 };
 
 // The kernels' workspaces in one context (device), shared by the backends there: the NTT's tables and
@@ -166,38 +186,6 @@ struct DeviceCompute {
   msm::CudaMsm<bls12_381::G2Curve> g2;
   msm::CudaMsmDigits witness_digits;
   uint64_t digits_of_staging = 0;  // 0: none
-};
-
-// Where a proof's two witness splits sit in one staging buffer, host and device alike: the
-// scalars, significant indices and ones indices of `all`, then of `priv`, each array 256-byte
-// aligned, so that one copy moves them all.
-struct WitnessLayout {
-  static constexpr size_t alignment = 256;
-  struct Array {
-    const void* host;
-    size_t bytes, offset;
-  };
-  std::array<Array, 6> arrays{};
-  size_t bytes = 0;
-
-  explicit WitnessLayout(const ProofSplits& splits) {
-    size_t next = 0;
-    auto add = [&](const auto& vector) {
-      arrays[next++] = {vector.data(), vector.size() * sizeof(vector[0]), bytes};
-      bytes = (bytes + vector.size() * sizeof(vector[0]) + alignment - 1) / alignment * alignment;
-    };
-    for (const WitnessSplit* split : {&splits.all, &splits.priv})
-      add(split->significant_scalars), add(split->significant), add(split->ones);
-  }
-  // The most bytes splits of `all_entries` and `priv_entries` witness entries take: every entry
-  // is a scalar and an index, or an index alone (a one), or nothing (a zero).
-  static size_t capacity(size_t all_entries, size_t priv_entries) {
-    return (all_entries + priv_entries) * (sizeof(Fr) + sizeof(uint32_t)) + 6 * alignment;
-  }
-  static size_t capacity(const ProofSplits& splits) {
-    auto entries = [](const WitnessSplit& split) { return split.ones.size() + split.significant.size() + split.zeros; };
-    return capacity(entries(splits.all), entries(splits.priv));
-  }
 };
 
 // memcpy spread over the cores this thread may use.
@@ -251,8 +239,8 @@ bool same_array(std::span<const T> span, const Vector& vector) {
   return span.data() == vector.data() && span.size() == vector.size();
 }
 
-// One staged split: its host vectors (by which msm() and sum() calls on it are recognized) and
-// their device copies.
+// One staged split: its host arrays (by which msm() and sum() calls on it are recognized) and
+// their device copies, at the same offsets in the device's block as in the host's.
 struct StagedSplit {
   std::span<const Fr> scalars;
   std::span<const uint32_t> significant, ones;
@@ -260,11 +248,15 @@ struct StagedSplit {
   const uint32_t *d_significant = nullptr, *d_ones = nullptr;
 
   StagedSplit() = default;
-  StagedSplit(const WitnessSplit& split, const uint8_t* d_witness, const WitnessLayout& layout, size_t first_array)
+  StagedSplit(const WitnessSplit& split, const std::byte* host_block, const uint8_t* d_block)
       : scalars(split.significant_scalars), significant(split.significant), ones(split.ones),
-        d_scalars(reinterpret_cast<const Fr*>(d_witness + layout.arrays[first_array].offset)),
-        d_significant(reinterpret_cast<const uint32_t*>(d_witness + layout.arrays[first_array + 1].offset)),
-        d_ones(reinterpret_cast<const uint32_t*>(d_witness + layout.arrays[first_array + 2].offset)) {}
+        d_scalars(on_device(split.significant_scalars.data(), host_block, d_block)),
+        d_significant(on_device(split.significant.data(), host_block, d_block)),
+        d_ones(on_device(split.ones.data(), host_block, d_block)) {}
+  template <class T>
+  static const T* on_device(const T* host, const std::byte* host_block, const uint8_t* d_block) {
+    return reinterpret_cast<const T*>(d_block + (reinterpret_cast<const std::byte*>(host) - host_block));
+  }
   bool holds(std::span<const uint32_t> indices, std::span<const Fr> host_scalars) const {
     return d_scalars && same_array(indices, significant) && same_array(host_scalars, scalars);
   }
@@ -409,15 +401,11 @@ struct WorkspaceBytes {
   size_t total() const { return ntt + g1 + g2 + digits; }
 };
 
-size_t witness_capacity(const ProvingKey& pk) {
-  return WitnessLayout::capacity(pk.num_vars, pk.num_vars - pk.num_public - 1);
-}
-
 }  // namespace
 
 zkpipe::policy::DeviceFootprint CudaBackend::device_footprint(const ProvingKey& pk) const {
   const size_t chunk = impl_->g1_bases.chunk_points();
-  return {pk.msm_point_bytes(), WorkspaceBytes(pk).total(), 3 * pk.domain_size() * sizeof(Fr) + witness_capacity(pk),
+  return {pk.msm_point_bytes(), WorkspaceBytes(pk).total(), 3 * pk.domain_size() * sizeof(Fr) + split_capacity(pk),
           2 * chunk * (sizeof(G1Affine) + sizeof(G2Affine)) + chunk * sizeof(uint32_t) +
               msm::CudaMsmDigits::workspace_bytes(chunk)};
 }
@@ -435,7 +423,7 @@ void CudaBackend::prepare(const ProvingKey& pk) {
 }
 
 void CudaBackend::reserve_witness_staging(const ProvingKey& pk, WitnessHostMemory from) {
-  const size_t bytes = witness_capacity(pk);
+  const size_t bytes = split_capacity(pk);
   impl_->witness_device.reserve(bytes);
   if (from == WitnessHostMemory::pinned) impl_->witness_host.reserve(bytes);
   fmt::print("cuda: this worker's witness staging {:.1f} MiB on the device, {}\n", mib(bytes),
@@ -443,30 +431,38 @@ void CudaBackend::reserve_witness_staging(const ProvingKey& pk, WitnessHostMemor
                                                : std::string("copied from the splits' pageable memory"));
 }
 
+std::span<std::byte> CudaBackend::witness_split_memory() {
+  Impl& impl = *impl_;
+  return {reinterpret_cast<std::byte*>(impl.witness_host.get()), impl.witness_host.bytes()};
+}
+
 StagedWitness CudaBackend::stage_witness(const ProofSplits& splits, WitnessHostMemory from) {
   Impl& impl = *impl_;
   release_staged_witness(impl.staging);
-  const WitnessLayout layout(splits);
-  impl.witness_device.reserve(WitnessLayout::capacity(splits));
+  const std::span<const std::byte> block = splits.memory.used();
+  impl.witness_device.reserve(block.size());
   uint8_t* d_witness = impl.witness_device.get();
   const cudaStream_t copy = impl.witness_copy.get();
-  size_t copied_bytes = 0;
-  if (from == WitnessHostMemory::pinned) {
-    impl.witness_host.reserve(WitnessLayout::capacity(splits));
-    for (const auto& array : layout.arrays) copy_on_every_core(impl.witness_host.get() + array.offset, array.host, array.bytes);
-    CUDA_OK(cudaMemcpyAsync(d_witness, impl.witness_host.get(), layout.bytes, cudaMemcpyHostToDevice, copy));
-    copied_bytes = layout.bytes;
-  } else {
-    for (const auto& array : layout.arrays) {
-      if (array.bytes)
-        CUDA_OK(cudaMemcpyAsync(d_witness + array.offset, array.host, array.bytes, cudaMemcpyHostToDevice, copy));
-      copied_bytes += array.bytes;
-    }
+  const std::byte* source = block.data();
+  // From pinned memory: the splits' own block where they were split into this backend's buffer,
+  // else a copy of it there first; from pageable memory: the splits' block as it is.
+  if (from == WitnessHostMemory::pinned && source != reinterpret_cast<const std::byte*>(impl.witness_host.get())) {
+    impl.witness_host.reserve(block.size());
+    copy_on_every_core(impl.witness_host.get(), source, block.size());
+    source = reinterpret_cast<const std::byte*>(impl.witness_host.get());
   }
+  CUDA_OK(cudaMemcpyAsync(d_witness, source, block.size(), cudaMemcpyHostToDevice, copy));
   impl.witness_copy.synchronize();
-  impl.staged = {StagedSplit(splits.all, d_witness, layout, 0), StagedSplit(splits.priv, d_witness, layout, 3)};
+  impl.staged = {StagedSplit(splits.all, block.data(), d_witness), StagedSplit(splits.priv, block.data(), d_witness)};
   impl.staging = ++Impl::stagings;
-  return StagedWitness(this, impl.staging, copied_bytes);
+  return StagedWitness(this, impl.staging, block.size());
+}
+
+std::vector<BackendCopy> CudaBackend::take_copies() {
+  std::vector<BackendCopy> copies = impl_->g1_bases.take_copies(), g2 = impl_->g2_bases.take_copies();
+  copies.insert(copies.end(), g2.begin(), g2.end());
+  std::ranges::sort(copies, {}, &BackendCopy::start);
+  return copies;
 }
 
 void CudaBackend::set_copy_watchdog(CopyWatchdog watchdog) { impl_->copy_watchdog = std::move(watchdog); }

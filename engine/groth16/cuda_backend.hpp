@@ -75,7 +75,9 @@ class CudaBackend final : public ProverBackend {
   void stage_quotient_inputs(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c) override;
   void staged_quotient_evaluations(const ntt::Domain& domain) override;
   G1 staged_quotient_msm(std::span<const G1Affine> bases) override;
+  std::span<std::byte> witness_split_memory() override;
   StagedWitness stage_witness(const ProofSplits& splits, WitnessHostMemory from) override;
+  std::vector<BackendCopy> take_copies() override;
   void set_copy_watchdog(CopyWatchdog watchdog);
   G1 msm(std::span<const G1Affine> bases, std::span<const uint32_t> indices,
          std::span<const Fr> scalars) override;

@@ -2,13 +2,24 @@
 #include "engine/groth16/witness_split.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <vector>
 
+#include "engine/util/error.hpp"
 #include "kernels/util/parallel.hpp"
 
 namespace zk::groth16 {
 
-WitnessSplit split_witness(std::span<const Fr> z, size_t first) {
+std::byte* SplitMemory::take_bytes(size_t bytes) {
+  const size_t begin = (used_ + alignment - 1) / alignment * alignment;
+  if (begin + bytes > block_.size())
+    fail("witness split: {} more bytes at offset {} of a block of {} bytes (capacity() too small)", bytes, begin,
+         block_.size());
+  used_ = begin + bytes;
+  return block_.data() + begin;
+}
+
+WitnessSplit split_witness(std::span<const Fr> z, size_t first, SplitMemory& memory) {
   // Two passes over blocks of z on every core: count each block's ones and significant values,
   // then write each block's entries at its offsets, in index order.
   const Fr one = Fr::one();
@@ -28,9 +39,9 @@ WitnessSplit split_witness(std::span<const Fr> z, size_t first) {
     significant_before[block + 1] += significant_before[block];
   }
   WitnessSplit split;
-  split.ones.resize(ones_before[blocks]);
-  split.significant.resize(significant_before[blocks]);
-  split.significant_scalars.resize(significant_before[blocks]);
+  split.significant_scalars = memory.take<Fr>(significant_before[blocks]);
+  split.significant = memory.take<uint32_t>(significant_before[blocks]);
+  split.ones = memory.take<uint32_t>(ones_before[blocks]);
   split.zeros = n - ones_before[blocks] - significant_before[blocks];
   parallel_for(blocks, [&](size_t begin, size_t end) {
     for (size_t block = begin; block < end; ++block) {
@@ -49,8 +60,28 @@ WitnessSplit split_witness(std::span<const Fr> z, size_t first) {
   return split;
 }
 
-ProofSplits split_for_proof(std::span<const Fr> z, const ProvingKey& pk) {
-  return {split_witness(z), split_witness(z, pk.num_public + 1)};
+WitnessCounts count_witness(std::span<const Fr> z) {
+  const Fr one = Fr::one();
+  std::atomic<size_t> zeros{0}, ones{0};
+  parallel_for(z.size(), [&](size_t begin, size_t end) {
+    size_t block_zeros = 0, block_ones = 0;
+    for (size_t i = begin; i < end; ++i) {
+      if (z[i].is_zero()) ++block_zeros;
+      else if (z[i] == one) ++block_ones;
+    }
+    zeros += block_zeros;
+    ones += block_ones;
+  });
+  return {zeros, ones, z.size() - zeros - ones};
+}
+
+size_t split_capacity(const ProvingKey& pk) { return SplitMemory::capacity(pk.num_vars, pk.num_vars - pk.num_public - 1); }
+
+ProofSplits split_for_proof(std::span<const Fr> z, const ProvingKey& pk, std::span<std::byte> into) {
+  ProofSplits splits{into.empty() ? SplitMemory(split_capacity(pk)) : SplitMemory(into), {}, {}};
+  splits.all = split_witness(z, 0, splits.memory);
+  splits.priv = split_witness(z, pk.num_public + 1, splits.memory);
+  return splits;
 }
 
 }  // namespace zk::groth16

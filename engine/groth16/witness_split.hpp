@@ -2,6 +2,12 @@
 // skipped, entries equal to 1 go to batch addition of their bases, the rest ("significant") to the
 // tail MSM with their values as scalars. Both splits are computed on every core the calling thread
 // may use (worker_threads()) and list their indices in ascending order, as streamed bases need.
+//
+// A proof's two splits are laid out one array after another in one block (SplitMemory): the
+// scalars, significant indices and ones of the whole witness, then those of its private part, each
+// array aligned for a device copy. The block is the caller's (a GPU backend's page-locked staging
+// buffer: the split is then staged by one copy, with no second pass over host memory) or the
+// split's own.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -14,19 +20,63 @@ namespace zk::groth16 {
 
 using bls12_381::Fr;
 
+// One block that a proof's split arrays are taken from in order, each `alignment`-aligned
+// (relative to the block's start). Move-only; arrays taken stay where they are when it moves.
+class SplitMemory {
+ public:
+  static constexpr size_t alignment = 256;
+  // The most bytes the splits of `all_entries` and `priv_entries` witness entries take: every
+  // entry is a scalar and an index, or an index alone (a one), or nothing (a zero).
+  static size_t capacity(size_t all_entries, size_t priv_entries) {
+    return (all_entries + priv_entries) * (sizeof(Fr) + sizeof(uint32_t)) + 6 * alignment;
+  }
+
+  SplitMemory() = default;
+  explicit SplitMemory(std::span<std::byte> borrowed) : block_(borrowed) {}
+  explicit SplitMemory(size_t bytes) : own_(bytes), block_(own_.data(), own_.size()) {}
+  SplitMemory(SplitMemory&&) noexcept = default;
+  SplitMemory& operator=(SplitMemory&&) noexcept = default;
+
+  // `count` uninitialized elements; throws zk::Error when the block cannot hold them.
+  template <class T>
+  std::span<T> take(size_t count) {
+    return {reinterpret_cast<T*>(take_bytes(count * sizeof(T))), count};
+  }
+  // The bytes taken so far, from the block's start: what one copy must move.
+  std::span<const std::byte> used() const { return block_.first(used_); }
+
+ private:
+  std::byte* take_bytes(size_t bytes);
+
+  UninitializedVector<std::byte> own_;
+  std::span<std::byte> block_;
+  size_t used_ = 0;
+};
+
 // Which witness entries are 0, 1 or anything else ("significant"), by index.
 struct WitnessSplit {
-  UninitializedVector<uint32_t> ones, significant;
-  UninitializedVector<Fr> significant_scalars;
+  std::span<uint32_t> ones, significant;
+  std::span<Fr> significant_scalars;
   size_t zeros = 0;
 };
-// Splits z[first, z.size()) with indices relative to `first`.
-WitnessSplit split_witness(std::span<const Fr> z, size_t first = 0);
+// Splits z[first, z.size()) with indices relative to `first`, its arrays taken from `memory`.
+WitnessSplit split_witness(std::span<const Fr> z, size_t first, SplitMemory& memory);
 
-// The splits one proof's MSMs take: of all of z (A, B1, B2) and of its private part (L).
+// How many entries of z are 0, 1 and anything else.
+struct WitnessCounts {
+  size_t zeros = 0, ones = 0, significant = 0;
+};
+WitnessCounts count_witness(std::span<const Fr> z);
+
+// The splits one proof's MSMs take: of all of z (A, B1, B2) and of its private part (L), in their
+// memory.
 struct ProofSplits {
+  SplitMemory memory;
   WitnessSplit all, priv;
 };
-ProofSplits split_for_proof(std::span<const Fr> z, const ProvingKey& pk);
+// In `into` where given (at least capacity() bytes for the key), else in the splits' own memory.
+ProofSplits split_for_proof(std::span<const Fr> z, const ProvingKey& pk, std::span<std::byte> into = {});
+// SplitMemory::capacity for a proof of `pk`.
+size_t split_capacity(const ProvingKey& pk);
 
 }  // namespace zk::groth16

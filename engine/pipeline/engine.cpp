@@ -128,19 +128,20 @@ class EngineWork {
     }, [&] { staged = {}; });
   }
 
-  // The witness split on the host, then its one upload (from pinned memory where staging is
-  // pinned), both before the compute section. The upload's h2d span has no items: it moved no
-  // a/b/c.
+  // The witness split on the host (into the backend's page-locked block where staging is pinned),
+  // then its one upload, both before the compute section. The upload's h2d span has no items: it
+  // moved no a/b/c.
   Step split(const runtime::Context& context, Attempt& attempt, StepSpans& spans) {
     Worker& worker = workers_[context.worker];
+    const bool pinned = *settings_.staging == Staging::pinned;
     return on_device(context, [&] {
       double start_s = now_s();
-      attempt.splits = groth16::split_for_proof(attempt.z, *job_.pk);
+      attempt.splits = groth16::split_for_proof(attempt.z, *job_.pk,
+                                                pinned ? worker.backend->witness_split_memory() : std::span<std::byte>());
       spans.push_back({Phase::witness_split, Where::host, start_s, now_s(), 0, attempt.z.size()});
       start_s = now_s();
       attempt.staged_witness.emplace(worker.backend->stage_witness(
-          attempt.splits, *settings_.staging == Staging::pinned ? groth16::WitnessHostMemory::pinned
-                                                                : groth16::WitnessHostMemory::pageable));
+          attempt.splits, pinned ? groth16::WitnessHostMemory::pinned : groth16::WitnessHostMemory::pageable));
       if (const uint64_t bytes = attempt.staged_witness->h2d_bytes())
         spans.push_back({Phase::h2d, Where::link, start_s, now_s(), bytes, 0});
     });
@@ -162,6 +163,9 @@ class EngineWork {
       const Phase phase = trace::parse_phase(span.phase).value();
       spans.push_back({phase, phase == Phase::assemble ? Where::host : Where::gpu, span.start_s, span.end_s, 0, span.items});
     }
+    // The key's points the kernels streamed, each chunk's copy a span of its own (no items: no a/b/c).
+    for (const groth16::BackendCopy& copy : worker.backend->take_copies())
+      spans.push_back({Phase::h2d, Where::link, seconds_since_origin(copy.start), seconds_since_origin(copy.end), copy.bytes, 0});
     return step;
   }
 
@@ -200,7 +204,8 @@ class EngineWork {
   }
 
  private:
-  double now_s() const { return std::chrono::duration<double>(Clock::now() - origin_).count(); }
+  double seconds_since_origin(Clock::time_point at) const { return std::chrono::duration<double>(at - origin_).count(); }
+  double now_s() const { return seconds_since_origin(Clock::now()); }
 
   // Runs device work on the worker's device; a device error fails the attempt, a lost device (a
   // fault-injecting backend's DeviceLost, a sticky CUDA error) loses the worker. `cleanup` runs

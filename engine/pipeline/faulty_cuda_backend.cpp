@@ -179,6 +179,9 @@ class FaultyCudaBackend final : public FaultInjectingBackend {
   groth16::G2 sum(std::span<const groth16::G2Affine> bases, std::span<const uint32_t> indices) override {
     return on_device("batch addition G2", [&] { return inner_->sum(bases, indices); });
   }
+  std::vector<groth16::BackendCopy> take_copies() override {
+    return inner_ ? inner_->take_copies() : std::vector<groth16::BackendCopy>{};
+  }
 
  private:
   struct Attempt {

@@ -60,8 +60,11 @@ class Checker {
       if (span->phase == Phase::wait_budget || span->phase == Phase::wait_pool) continue;
       int rank = phase_rank(span->phase);
       // A copy after the witness split is the split's own upload of the witness (the CUDA backend's
-      // stage_witness), part of that step.
-      if (span->phase == Phase::h2d && end_by_rank.contains(phase_rank(Phase::witness_split)))
+      // stage_witness), part of that step; one after a kernel began is a chunk of the key's points
+      // streamed into an MSM, part of the compute section.
+      if (span->phase == Phase::h2d && end_by_rank.contains(phase_rank(Phase::ntt)))
+        rank = phase_rank(Phase::ntt);
+      else if (span->phase == Phase::h2d && end_by_rank.contains(phase_rank(Phase::witness_split)))
         rank = phase_rank(Phase::witness_split);
       if (rank == 1 && synthesized) {
         close_attempt();

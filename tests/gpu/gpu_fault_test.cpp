@@ -8,6 +8,7 @@
 // unusable on the H200 (driver 580.159.04), the test's own too, so those tests come last, in their
 // own suite, without memory checks (ctest runs each test in a process of its own). Each job prints
 // one line of outcomes (the figures of the README). Skips without a GPU.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -133,6 +134,25 @@ TEST_F(GpuFaults, RefusedPinningFallsBackToPageableStaging) {
   const JobReport report = run_checked("refused pinning", settings).report;
   EXPECT_EQ(report.staging_memory, "pageable");
   EXPECT_EQ(report.proved, job_partitions);
+}
+
+// With the key's points streamed from pinned host memory, each chunk's copy is an h2d span inside
+// its attempt's compute section (no items: no a/b/c), and the trace keeps every promise.
+TEST_F(GpuFaults, StreamedKeyChunksAreTracedInsideTheComputeSection) {
+  Settings settings = faulty_settings(48);
+  settings.srs_residency = SrsResidency::pinned_host;
+  settings.fake.faults.gpu_error_probability = 0.2;
+  const JobReport report = run_checked("kernel errors, the key streamed", settings).report;
+  uint64_t chunks = 0;
+  for (const trace::Span& chunk : report.trace) {
+    if (chunk.phase != trace::Phase::h2d || chunk.items != 0) continue;
+    const bool inside = std::ranges::any_of(report.trace, [&](const trace::Span& kernel) {
+      return trace::is_gpu_kernel(kernel) && kernel.partition == chunk.partition && kernel.attempt == chunk.attempt &&
+             kernel.start_s <= chunk.start_s && chunk.end_s <= kernel.end_s + 1e-3;
+    });
+    chunks += inside;
+  }
+  EXPECT_GT(chunks, 4u * job_partitions) << "every MSM streams its bases";
 }
 
 TEST_F(GpuFaults, DeviceResetsLoseTheirWorkersAndNoPartition) {

@@ -52,18 +52,20 @@ class GpuProver : public ::testing::TestWithParam<std::pair<std::string, uint64_
     cpu.prepare(pk_);
     expect_same_proof(proof, prove_on(cpu));
   }
-  // The engine's order: the witness staged before the quotient and the MSMs. The proof equals
-  // the CPU's and verifies; the bytes moved are at least the splits' scalars and indices (exactly
-  // those from pageable memory; the pinned copy moves the staging buffer's alignment too).
-  void expect_staged_proof(CudaBackend& gpu, WitnessHostMemory from) const {
-    const ProofSplits splits = split_for_proof(z_, pk_);
+  // The engine's order: the witness staged before the quotient and the MSMs, its splits made in
+  // their own memory or (`into` given) in the backend's page-locked block. The proof equals the
+  // CPU's and verifies; the bytes moved are the splits' block: their scalars and indices, and the
+  // arrays' alignment.
+  void expect_staged_proof(CudaBackend& gpu, WitnessHostMemory from, std::span<std::byte> into = {}) const {
+    const ProofSplits splits = split_for_proof(z_, pk_, into);
     const StagedWitness staged = gpu.stage_witness(splits, from);
     uint64_t split_bytes = 0;
     for (const WitnessSplit* split : {&splits.all, &splits.priv})
       split_bytes += split->significant_scalars.size() * sizeof(Fr) +
                      (split->significant.size() + split->ones.size()) * sizeof(uint32_t);
-    if (from == WitnessHostMemory::pageable) EXPECT_EQ(staged.h2d_bytes(), split_bytes);
-    else EXPECT_GE(staged.h2d_bytes(), split_bytes);
+    EXPECT_EQ(staged.h2d_bytes(), splits.memory.used().size());
+    EXPECT_GE(staged.h2d_bytes(), split_bytes);
+    EXPECT_LE(staged.h2d_bytes(), split_bytes + 6 * SplitMemory::alignment);
     gpu.stage_quotient_inputs(a_, b_, c_);
     gpu.staged_quotient_evaluations(ntt::Domain(int(pk_.lg_domain)));
     const Proof proof = prove_staged(gpu, pk_, z_, splits, *blinding_);
@@ -101,6 +103,33 @@ TEST_P(GpuProver, StreamedBasesGiveTheCpuProof) {
   expect_cpu_proof(prove_on(streamed));
 }
 
+// Every chunk of the key's points streamed into an MSM is a copy the backend reports, timed and
+// in order: the H points alone are the whole domain's; a prepared key streams nothing.
+TEST_P(GpuProver, StreamedChunksAreReportedAsCopies) {
+  SCOPED_TRACE(trace_);
+  constexpr size_t chunk_points = 1000;
+  CudaBackend streamed(chunk_points);
+  expect_cpu_proof(prove_on(streamed));
+  const std::vector<BackendCopy> copies = streamed.take_copies();
+  ASSERT_FALSE(copies.empty());
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < copies.size(); ++i) {
+    EXPECT_LE(copies[i].start, copies[i].end);
+    if (i > 0) {
+      EXPECT_LE(copies[i - 1].start, copies[i].start);
+    }
+    EXPECT_GT(copies[i].bytes, 0u);
+    EXPECT_LE(copies[i].bytes, chunk_points * sizeof(G2Affine));
+    bytes += copies[i].bytes;
+  }
+  EXPECT_GE(bytes, pk_.h.size() * sizeof(G1Affine) + pk_.b2.size() / 2 * sizeof(G2Affine));
+  EXPECT_TRUE(streamed.take_copies().empty()) << "taken once";
+  CudaBackend prepared;
+  prepared.prepare(pk_);
+  expect_cpu_proof(prove_on(prepared));
+  EXPECT_TRUE(prepared.take_copies().empty());
+}
+
 // The witness staged from pinned and from pageable memory, on prepared and on streamed bases,
 // gives the CPU's proof. Once its StagedWitness is gone, a proof of another witness (whose splits
 // may take the freed splits' addresses) is the CPU's too: the backend no longer reads the copy.
@@ -114,6 +143,11 @@ TEST_P(GpuProver, StagedWitnessGivesTheCpuProof) {
       SCOPED_TRACE(std::string(gpu == &prepared ? "prepared" : "streamed") + " bases, staged from " +
                    (from == WitnessHostMemory::pinned ? "pinned" : "pageable") + " memory");
       expect_staged_proof(*gpu, from);
+      if (from == WitnessHostMemory::pinned) {  // split straight into the backend's page-locked block
+        gpu->reserve_witness_staging(pk_, from);
+        ASSERT_GE(gpu->witness_split_memory().size(), split_capacity(pk_));
+        expect_staged_proof(*gpu, from, gpu->witness_split_memory());
+      }
       std::vector<Fr> a(a_.size()), b(a_.size()), c(a_.size());
       const std::vector<Fr> z = synthesize(*circuit_, other_witness_seed_, pk_, a, b, c);
       CpuBackend cpu;

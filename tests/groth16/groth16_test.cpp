@@ -107,8 +107,9 @@ TEST(Groth16, PoseidonMerkleWitnessIsMostlyBits) {
   r1cs::R1csBuilder builder;
   circuit->synthesize(builder, 3);
   auto r1cs = builder.take();
-  auto split = split_witness(r1cs.assignment);
-  double bits = double(split.zeros + split.ones.size()) / r1cs.assignment.size();
+  const WitnessCounts counts = count_witness(r1cs.assignment);
+  EXPECT_EQ(counts.zeros + counts.ones + counts.significant, r1cs.assignment.size());
+  double bits = double(counts.zeros + counts.ones) / r1cs.assignment.size();
   EXPECT_GT(bits, 0.5) << "zero/one share " << bits;
   EXPECT_LE(r1cs.num_constraints(), 30000u);
 }
@@ -199,7 +200,8 @@ TEST(Synthesis, AnUnsatisfiedConstraintIsNamedTheSameOnAnyCoreCount) {
   set_worker_threads(std::thread::hardware_concurrency());
 }
 
-// The split made on several cores lists the same entries, in index order, as one pass would.
+// The split made on several cores lists the same entries, in index order, as one pass would, and
+// counts what count_witness() counts.
 TEST(Groth16, WitnessSplitOnAnyCoreCountMatchesOnePass) {
   Rng rng(17);
   for (size_t size : {1, 4095, 70001}) {
@@ -209,29 +211,68 @@ TEST(Groth16, WitnessSplitOnAnyCoreCountMatchesOnePass) {
       v = kind == 0 ? Fr::zero() : kind == 1 ? Fr::one() : rng.field<Fr>();
     }
     for (size_t first : {size_t{0}, size_t{1}, size / 2}) {
-      WitnessSplit expected;
+      size_t zeros = 0;
+      std::vector<uint32_t> ones, significant;
+      std::vector<Fr> scalars;
       for (size_t i = first; i < size; ++i) {
         auto index = static_cast<uint32_t>(i - first);
         if (z[i].is_zero()) {
-          expected.zeros++;
+          zeros++;
         } else if (z[i] == Fr::one()) {
-          expected.ones.push_back(index);
+          ones.push_back(index);
         } else {
-          expected.significant.push_back(index);
-          expected.significant_scalars.push_back(z[i]);
+          significant.push_back(index);
+          scalars.push_back(z[i]);
         }
       }
       for (size_t threads : {1, 3, 16}) {
         set_worker_threads(threads);
-        WitnessSplit split = split_witness(z, first);
-        EXPECT_EQ(split.zeros, expected.zeros) << size << " " << first << " " << threads;
-        EXPECT_TRUE(std::ranges::equal(split.ones, expected.ones)) << size << " " << first << " " << threads;
-        EXPECT_TRUE(std::ranges::equal(split.significant, expected.significant)) << size << " " << first << " " << threads;
-        EXPECT_TRUE(std::ranges::equal(split.significant_scalars, expected.significant_scalars)) << size << " " << first << " " << threads;
+        SplitMemory memory(SplitMemory::capacity(size, 0));
+        const WitnessSplit split = split_witness(z, first, memory);
+        EXPECT_EQ(split.zeros, zeros) << size << " " << first << " " << threads;
+        EXPECT_TRUE(std::ranges::equal(split.ones, ones)) << size << " " << first << " " << threads;
+        EXPECT_TRUE(std::ranges::equal(split.significant, significant)) << size << " " << first << " " << threads;
+        EXPECT_TRUE(std::ranges::equal(split.significant_scalars, scalars)) << size << " " << first << " " << threads;
+      }
+      if (first == 0) {
+        const WitnessCounts counts = count_witness(z);
+        EXPECT_EQ(counts.zeros, zeros);
+        EXPECT_EQ(counts.ones, ones.size());
+        EXPECT_EQ(counts.significant, significant.size());
       }
     }
   }
   set_worker_threads(std::thread::hardware_concurrency());
+}
+
+// A proof's splits laid out in a caller's block: every array inside it, aligned from its start,
+// in order, the block's used bytes within its capacity; a block too small is refused by name.
+TEST(Groth16, ProofSplitsAreLaidOutInTheCallersBlock) {
+  auto circuit = circuits::make_circuit({"poseidon-merkle", 3000});
+  r1cs::R1csBuilder builder;
+  circuit->synthesize(builder, 0);
+  const ProvingKey pk = setup(builder.take(), ToxicWaste::from_seed(42), circuit->spec());
+  std::vector<Fr> a(pk.domain_size()), b(a.size()), c(a.size());
+  const std::vector<Fr> z = synthesize(*circuit, 9, pk, a, b, c);
+  std::vector<std::byte> block(split_capacity(pk));
+  const ProofSplits splits = split_for_proof(z, pk, block);
+  const auto offset = [&](const void* array) { return static_cast<const std::byte*>(array) - block.data(); };
+  std::ptrdiff_t previous = -1;
+  for (const WitnessSplit* split : {&splits.all, &splits.priv})
+    for (const void* array : {static_cast<const void*>(split->significant_scalars.data()),
+                              static_cast<const void*>(split->significant.data()),
+                              static_cast<const void*>(split->ones.data())}) {
+      EXPECT_EQ(offset(array) % std::ptrdiff_t{SplitMemory::alignment}, 0);
+      EXPECT_GE(offset(array), previous);
+      previous = offset(array);
+    }
+  EXPECT_EQ(splits.memory.used().data(), block.data());
+  EXPECT_LE(splits.memory.used().size(), block.size());
+  const ProofSplits own = split_for_proof(z, pk);
+  EXPECT_TRUE(std::ranges::equal(own.all.significant_scalars, splits.all.significant_scalars));
+  EXPECT_TRUE(std::ranges::equal(own.priv.ones, splits.priv.ones));
+  std::vector<std::byte> small(SplitMemory::alignment);
+  EXPECT_THROW(split_for_proof(z, pk, small), Error);
 }
 
 TEST(Groth16, WrongWitnessIsRefusedBeforeProving) {
