@@ -28,6 +28,7 @@ trace::Sidecar simulation_sidecar(const Scenario& scenario, const SimulationResu
                      {"pcie_h2d_gbps", scenario.hardware.pcie_h2d_gbps},
                      {"copy_engines_h2d", scenario.hardware.copy_engines_h2d},
                      {"gpus", scenario.hardware.gpus}};
+  sidecar.summary = trace::summary_json(trace::summarize(result.spans));
   sidecar.versions = {{"zkpipe_model", "1"},
                       {"simgrid", fmt::format("{}.{}.{}", SIMGRID_VERSION_MAJOR, SIMGRID_VERSION_MINOR,
                                               SIMGRID_VERSION_PATCH)}};

@@ -14,7 +14,8 @@
 # `zkpipe validate` compares the model with the median of a point's runs).
 #
 # Every run keeps its trace in OUT/<circuit>/<run>/ (trace.csv, the trace.json sidecar with
-# settings and machine facts, trace.perfetto.json for ui.perfetto.dev, stdout.log). The default
+# settings, machine facts and the trace's summary, which the tables are read from,
+# trace.perfetto.json for ui.perfetto.dev, stdout.log). The default
 # OUT is scenarios/calibration/traces/staging-<host>-<UTC time>/: the folder `zkpipe calibrate`
 # reads measured traces from (e.g. `zkpipe calibrate --trace OUT/*/*/trace.csv`). OUT/summary.md
 # holds the table printed at the end, with the issue's expectations checked against it. Passes
@@ -112,8 +113,21 @@ key_for() {  # circuit constraints -> proving key path, made once
   echo "$dir/proving.key"
 }
 
-# field LOG PATTERN AWK_FIELD: the field of the first line matching PATTERN ("" when absent)
-field() { awk -v f="$3" "/$2/ { print \$f; exit }" "$1"; }
+# The run's figures from its sidecar (DIR/trace.json), tab-separated: proved, partitions/s wall,
+# steady partitions/s, a/b/c H2D GB/s, idle H2D GB/s, the memory it was read from, GPU utilization
+# %, pool wait s, the staging memory the copies used.
+figures() {
+  python3 - "$1/trace.json" <<'PY'
+import json, sys
+sidecar = json.load(open(sys.argv[1]))
+summary, machine, settings = sidecar["summary"], sidecar["machine"], sidecar["settings"]
+outcome = settings["outcome"]
+rate = outcome["proved"] / max(outcome["wall_s"], 1e-9)
+print("\t".join([str(outcome["proved"]), f"{rate:.3g}", f"{summary['steady_partitions_per_s']:.3g}",
+                 f"{summary['h2d_gbps']:.3g}", f"{machine['idle_h2d_gbps']:.2f}", machine["idle_h2d_from"],
+                 f"{100 * summary['gpu_utilization']:.1f}", f"{summary['wait_pool_s']:.3g}", settings["staging"]]))
+PY
+}
 
 run() {  # circuit constraints run-name staging threads slabs [extra zkpipe options...]
   local circuit=$1 run_constraints=$2 name=$3 staging=$4 run_threads=$5 slabs=$6; shift 6
@@ -128,17 +142,8 @@ run() {  # circuit constraints run-name staging threads slabs [extra zkpipe opti
       --proof "$dir/proof.json" --public "$dir/public.json" "$@" >"$dir/stdout.log" 2>&1; then
     tail -5 "$dir/stdout.log"; echo "h200-staging-experiment: run $circuit/$name failed (log: $dir/stdout.log)" >&2; exit 1
   fi
-  local log=$dir/stdout.log
   local proved rate steady h2d idle idle_from util wait_pool memory
-  proved=$(field "$log" "^engine: .* partitions .* in .* s \\(" 2)
-  rate=$(grep -m1 -oE '\(([0-9.e+-]+) partitions/s wall\)' "$log" | grep -oE '[0-9.e+-]+' | head -1)
-  steady=$(grep -m1 -oE '; [0-9.e+-]+/s between first and last' "$log" | grep -oE '[0-9.e+-]+' | head -1)
-  h2d=$(field "$log" "^a\\/b\\/c H2D" 3)
-  idle=$(grep -m1 -oE 'idle staging copy [0-9.]+ GB/s' "$log" | awk '{print $4}')
-  idle_from=$(grep -m1 -oE 'GB/s from [a-z]+ memory' "$log" | awk '{print $3}')
-  util=$(field "$log" "^(GPU|device) utilization" 3)
-  wait_pool=$(field "$log" "^waits" 3)
-  memory=$(grep -m1 -oE 'staging from [a-z]+ memory' "$log" | awk '{print $3}')
+  IFS=$'\t' read -r proved rate steady h2d idle idle_from util wait_pool memory < <(figures "$dir")
   awk -F'\t' -v c="$circuit" -v n="$name" '!($1 == c && $2 == n)' "$rows" >"$rows.tmp" && mv "$rows.tmp" "$rows"
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$circuit" "$name" "$staging" "$run_threads" \
     "${slabs:--}" "$proved" "$rate" "${h2d:-0}" "$idle" "$idle_from" "${util:-0}" "${wait_pool:-0}" "$memory" "${steady:-0}" \

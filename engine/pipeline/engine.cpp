@@ -481,6 +481,7 @@ void write_trace_files(const std::filesystem::path& dir, const Job& job, const J
                                  {"wall_s", report.wall_s},
                                  {"pool_allocation_s", report.pool_allocation_s}};
   sidecar.versions = {{"zkpipe", "engine"}};
+  sidecar.summary = trace::summary_json(report.summary);
   trace::write_sidecar(trace::sidecar_path_for(csv), sidecar);
   trace::write_chrome_trace(dir / "trace.perfetto.json", report.trace);
 }

@@ -47,25 +47,28 @@ class Checker {
       return a->start_s != b->start_s ? a->start_s < b->start_s : phase_rank(a->phase) < phase_rank(b->phase);
     });
     std::map<int, double> end_by_rank;  // latest end of each rank seen in this attempt
+    double msm_end_s = -1;              // latest end of the attempt's MSMs and batch additions so far
     bool synthesized = false, assembled = false, copied = false;
     std::optional<Holding> holding;
     auto close_attempt = [&] {
       if (holding) holdings_.push_back(*holding);
       holding.reset();
       end_by_rank.clear();
+      msm_end_s = -1;
       synthesized = copied = false;
     };
     for (const Span* span : spans) {
       // A wait is the waiting thread's: it may begin while the partition's previous attempt runs.
       if (span->phase == Phase::wait_budget || span->phase == Phase::wait_pool) continue;
       int rank = phase_rank(span->phase);
-      // A copy after the witness split is the split's own upload of the witness (the CUDA backend's
-      // stage_witness), part of that step; one after a kernel began is a chunk of the key's points
-      // streamed into an MSM, part of the compute section.
-      if (span->phase == Phase::h2d && end_by_rank.contains(phase_rank(Phase::ntt)))
+      // A copy within an MSM or a batch addition of the attempt is a chunk of the key's points
+      // streamed into it, part of the compute section; a copy after the witness split is the
+      // split's own upload of the witness (the CUDA backend's stage_witness), part of that step.
+      if (span->phase == Phase::h2d && span->end_s <= msm_end_s + tolerance_s)
         rank = phase_rank(Phase::ntt);
       else if (span->phase == Phase::h2d && end_by_rank.contains(phase_rank(Phase::witness_split)))
         rank = phase_rank(Phase::witness_split);
+      if (is_gpu_compute(span->phase) && span->phase != Phase::ntt) msm_end_s = std::max(msm_end_s, span->end_s);
       if (rank == 1 && synthesized) {
         close_attempt();
         if (expected_.proofs_may_be_rejected) assembled = false;  // that proof failed verification

@@ -13,7 +13,14 @@ nlohmann::json to_json(const Sidecar& sidecar) {
           {"scenario", sidecar.scenario},
           {"settings", sidecar.settings},
           {"machine", sidecar.machine},
-          {"versions", sidecar.versions}};
+          {"versions", sidecar.versions},
+          {"summary", sidecar.summary}};
+}
+
+nlohmann::json summary_json(const TraceSummary& summary) {
+  nlohmann::json json = {{"partitions_completed", summary.partitions_completed}, {"h2d_bytes", summary.h2d_bytes}};
+  for (const auto& [name, value] : summary_metrics(summary)) json[name] = value;
+  return json;
 }
 
 Sidecar sidecar_from_json(const nlohmann::json& json) {
@@ -25,6 +32,7 @@ Sidecar sidecar_from_json(const nlohmann::json& json) {
   sidecar.settings = json.value("settings", nlohmann::json::object());
   sidecar.machine = json.value("machine", nlohmann::json::object());
   sidecar.versions = json.value("versions", std::map<std::string, std::string>{});
+  sidecar.summary = json.value("summary", nlohmann::json::object());
   return sidecar;
 }
 

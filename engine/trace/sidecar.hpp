@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "summary.hpp"
 #include "trace.hpp"
 
 namespace zkpipe::trace {
@@ -19,7 +20,14 @@ struct Sidecar {
   nlohmann::json settings = nlohmann::json::object();  // effective settings (after defaults)
   nlohmann::json machine = nlohmann::json::object();   // cores, memory, GPUs, PCIe ...
   std::map<std::string, std::string> versions;          // "zkpipe", "simgrid", "cuda" ...
+  // The trace's summary_metrics (and partitions_completed, h2d_bytes), written with the trace so
+  // that scripts read its figures here rather than from a program's output; empty in sidecars
+  // written before it.
+  nlohmann::json summary = nlohmann::json::object();
 };
+
+// The summary as a sidecar holds it: summary_metrics by name, partitions_completed and h2d_bytes.
+nlohmann::json summary_json(const TraceSummary& summary);
 
 nlohmann::json to_json(const Sidecar& sidecar);
 Sidecar sidecar_from_json(const nlohmann::json& json);
