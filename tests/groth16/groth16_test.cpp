@@ -21,6 +21,24 @@
 namespace zk::groth16 {
 namespace {
 
+// A built-in circuit's key (setup from seed 42) and one witness with its a, b, c.
+struct Synthesized {
+  ProvingKey pk;
+  std::vector<Fr> a, b, c, z;
+  std::vector<Fr> publics() const { return {z.begin() + 1, z.begin() + 1 + pk.num_public}; }
+};
+
+Synthesized synthesized(const std::string& name, uint64_t constraints, uint64_t witness_seed) {
+  auto circuit = circuits::make_circuit({name, constraints});
+  r1cs::R1csBuilder builder;
+  circuit->synthesize(builder, 0);
+  Synthesized s;
+  s.pk = setup(builder.take(), ToxicWaste::from_seed(42), circuit->spec());
+  s.a.resize(s.pk.domain_size()), s.b.resize(s.a.size()), s.c.resize(s.a.size());
+  s.z = synthesize(*circuit, witness_seed, s.pk, s.a, s.b, s.c);
+  return s;
+}
+
 struct Fixture {
   ProvingKey pk;
   Proof proof;
@@ -28,17 +46,13 @@ struct Fixture {
 };
 
 Fixture prove_builtin(const std::string& name, uint64_t constraints, uint64_t witness_seed) {
-  auto circuit = circuits::make_circuit({name, constraints});
-  r1cs::R1csBuilder builder;
-  circuit->synthesize(builder, 0);
-  Fixture f;
-  f.pk = setup(builder.take(), ToxicWaste::from_seed(42), circuit->spec());
-  std::vector<Fr> a(f.pk.domain_size()), b(a.size()), c(a.size());
-  auto z = synthesize(*circuit, witness_seed, f.pk, a, b, c);
+  Synthesized s = synthesized(name, constraints, witness_seed);
   CpuBackend backend;
   Rng rng(witness_seed);
-  f.proof = prove(backend, f.pk, a, b, c, z, Blinding::seeded_for_tests(rng));
-  f.publics.assign(z.begin() + 1, z.begin() + 1 + f.pk.num_public);
+  Fixture f;
+  f.proof = prove(backend, s.pk, s.a, s.b, s.c, s.z, Blinding::seeded_for_tests(rng));
+  f.publics = s.publics();
+  f.pk = std::move(s.pk);
   return f;
 }
 
@@ -82,17 +96,13 @@ INSTANTIATE_TEST_SUITE_P(BuiltIn, Groth16Circuits,
 
 // Blinding from the OS CSPRNG: two proofs of one witness share no element, and both verify.
 TEST(Groth16, TwoProofsOfOneWitnessDifferAndBothVerify) {
-  auto circuit = circuits::make_circuit({"poseidon-merkle", 2000});
-  r1cs::R1csBuilder builder;
-  circuit->synthesize(builder, 0);
-  const ProvingKey pk = setup(builder.take(), ToxicWaste::from_seed(42), circuit->spec());
-  std::vector<Fr> a(pk.domain_size()), b(a.size()), c(a.size());
-  const auto z = synthesize(*circuit, 7, pk, a, b, c);
-  const std::vector<Fr> publics(z.begin() + 1, z.begin() + 1 + pk.num_public);
+  Synthesized s = synthesized("poseidon-merkle", 2000, 7);
+  const ProvingKey& pk = s.pk;
+  const std::vector<Fr> publics = s.publics();
   CpuBackend backend;
   SecureRandom random;
-  const Proof first = prove(backend, pk, a, b, c, z, Blinding::fresh(random));
-  const Proof second = prove(backend, pk, a, b, c, z, Blinding::fresh(random));
+  const Proof first = prove(backend, pk, s.a, s.b, s.c, s.z, Blinding::fresh(random));
+  const Proof second = prove(backend, pk, s.a, s.b, s.c, s.z, Blinding::fresh(random));
   EXPECT_FALSE(first.a == second.a);
   EXPECT_FALSE(first.b == second.b);
   EXPECT_FALSE(first.c == second.c);
@@ -248,12 +258,9 @@ TEST(Groth16, WitnessSplitOnAnyCoreCountMatchesOnePass) {
 // A proof's splits laid out in a caller's block: every array inside it, aligned from its start,
 // in order, the block's used bytes within its capacity; a block too small is refused by name.
 TEST(Groth16, ProofSplitsAreLaidOutInTheCallersBlock) {
-  auto circuit = circuits::make_circuit({"poseidon-merkle", 3000});
-  r1cs::R1csBuilder builder;
-  circuit->synthesize(builder, 0);
-  const ProvingKey pk = setup(builder.take(), ToxicWaste::from_seed(42), circuit->spec());
-  std::vector<Fr> a(pk.domain_size()), b(a.size()), c(a.size());
-  const std::vector<Fr> z = synthesize(*circuit, 9, pk, a, b, c);
+  const Synthesized s = synthesized("poseidon-merkle", 3000, 9);
+  const ProvingKey& pk = s.pk;
+  const std::vector<Fr>& z = s.z;
   std::vector<std::byte> block(split_capacity(pk));
   const ProofSplits splits = split_for_proof(z, pk, block);
   const auto offset = [&](const void* array) { return static_cast<const std::byte*>(array) - block.data(); };
