@@ -17,7 +17,7 @@
 #include "sidecar_facts.hpp"
 #include "simulation.hpp"
 #include "trace/trace_csv.hpp"
-#include "trace_conventions.hpp"
+#include "trace_attempts.hpp"
 
 namespace zkpipe::model {
 
@@ -124,6 +124,7 @@ std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::
       {"bytes_per_constraint", std::max<std::int64_t>(1, std::llround(abc_bytes / double(shape->constraints)))},
       {"zero_scalar_share", shape->zero_scalar_share},
       {"one_scalar_share", shape->one_scalar_share},
+      {"public_inputs", job.value("public_inputs", std::int64_t{0})},
       {"witness_upload_mib", double(shape->witness_upload_bytes) / mib}};
   // What the backend held on a device (runs traced since the device-memory plan) ...
   if (settings.contains("device_footprint")) {

@@ -1,4 +1,4 @@
-#include "trace_conventions.hpp"
+#include "trace_attempts.hpp"
 
 #include <algorithm>
 #include <map>
@@ -12,10 +12,10 @@ using trace::Phase;
 using PartitionKey = std::pair<std::string, std::uint32_t>;  // run, partition
 
 // One worker's kernels for one attempt at a partition, in start order: an attempt begins again
-// where the first phase of the current one repeats (the engine's ntt, the model's first listed phase).
+// where the first phase of the current one repeats (ntt, or the first phase a calibration costs).
 struct Attempt {
   std::vector<std::size_t> spans;  // indices into the trace
-  std::uint64_t ones = 0;          // largest batch_add items: the 1-scalars over all of z
+  std::uint64_t ones = 0;          // the largest batch_add's items: the 1-scalars over all of z
   std::uint64_t significant = 0;   // msm_a items: the scalars neither 0 nor 1 over all of z
   bool has_msm_a = false;
 };
@@ -58,48 +58,6 @@ T median_of(std::vector<T> values) {
 }
 
 }  // namespace
-
-trace::Trace in_model_convention(const trace::Trace& measured) {
-  const auto constraints = constraints_by_partition(measured);
-  trace::Trace converted;
-  converted.reserve(measured.size());
-  for (const trace::Span& span : measured)
-    if (!trace::is_gpu_kernel(span)) converted.push_back(span);
-  for (const Attempt& attempt : gpu_attempts(measured)) {
-    const trace::Span& first = measured[attempt.spans.front()];
-    const auto size = constraints.find({first.run, first.partition});
-    std::optional<trace::Span> batch_add;
-    for (std::size_t i : attempt.spans) {
-      trace::Span span = measured[i];
-      switch (span.phase) {
-        case Phase::ntt:
-        case Phase::msm_h:
-          if (size != constraints.end()) span.items = size->second;
-          converted.push_back(std::move(span));
-          break;
-        case Phase::batch_add:
-          if (!batch_add) {
-            batch_add = span;
-            batch_add->items = attempt.ones;
-          } else {
-            batch_add->end_s += span.duration_s();
-          }
-          break;
-        case Phase::msm_a:
-        case Phase::msm_b1:
-        case Phase::msm_l:
-        case Phase::msm_b2:
-          if (attempt.has_msm_a) span.items = attempt.ones + attempt.significant;
-          converted.push_back(std::move(span));
-          break;
-        default: converted.push_back(std::move(span)); break;
-      }
-    }
-    if (batch_add) converted.push_back(std::move(*batch_add));
-  }
-  std::ranges::stable_sort(converted, {}, &trace::Span::start_s);
-  return converted;
-}
 
 std::vector<double> compute_section_idle_s(const trace::Trace& spans) {
   std::vector<double> idle;
