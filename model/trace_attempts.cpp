@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 namespace zkpipe::model {
@@ -12,7 +13,7 @@ using trace::Phase;
 using PartitionKey = std::pair<std::string, std::uint32_t>;  // run, partition
 
 // One worker's kernels for one attempt at a partition, in start order: an attempt begins again
-// where the first phase of the current one repeats (ntt, or the first phase a calibration costs).
+// where one of its kernels repeats (batch_add aside: it runs once per MSM).
 struct Attempt {
   std::vector<std::size_t> spans;  // indices into the trace
   std::uint64_t ones = 0;          // the largest batch_add's items: the 1-scalars over all of z
@@ -36,9 +37,14 @@ std::vector<Attempt> gpu_attempts(const trace::Trace& spans) {
   std::vector<Attempt> attempts;
   for (auto& [key, indices] : by_worker) {
     std::ranges::stable_sort(indices, {}, [&](std::size_t i) { return spans[i].start_s; });
+    std::set<Phase> phases_run;  // by the current attempt, batch_add aside
     for (std::size_t n = 0; n < indices.size(); ++n) {
       const std::size_t i = indices[n];
-      if (n == 0 || spans[i].phase == spans[attempts.back().spans.front()].phase) attempts.emplace_back();
+      if (n == 0 || phases_run.contains(spans[i].phase)) {
+        attempts.emplace_back();
+        phases_run.clear();
+      }
+      if (spans[i].phase != Phase::batch_add) phases_run.insert(spans[i].phase);
       Attempt& attempt = attempts.back();
       attempt.spans.push_back(i);
       if (spans[i].phase == Phase::batch_add) attempt.ones = std::max(attempt.ones, spans[i].items);

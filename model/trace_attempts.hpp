@@ -1,6 +1,7 @@
 // Contract: what calibration and validation read from a trace's GPU attempts (measured or
 // simulated: both count items as the engine does, gpu_kernels.hpp). An attempt is one worker's
-// kernels of one partition, in start order; another begins where its first phase repeats.
+// kernels of one partition, in start order; another begins where one of its kernels repeats
+// (batch_add aside: it runs once per MSM).
 //
 // compute_section_idle_s: per attempt, the seconds between its first kernel's start and its last
 // kernel's end when none of its kernels ran: host work inside the section.
