@@ -7,8 +7,8 @@
 namespace zkpipe::model {
 
 MsmScalars scalars_of_z(const Workload& workload) {
-  const double constraints = double(workload.constraints_per_partition);
-  auto count = [&](double share) { return std::uint64_t(std::max(0LL, std::llround(constraints * share))); };
+  const double scalars = double(workload.z_length());
+  auto count = [&](double share) { return std::uint64_t(std::max(0LL, std::llround(scalars * share))); };
   return {count(workload.one_scalar_share), count(1 - workload.zero_scalar_share - workload.one_scalar_share)};
 }
 

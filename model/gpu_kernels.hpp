@@ -6,8 +6,8 @@
 //   batch_add    the 1-scalars of one MSM, added by batch addition
 //   msm_X        the tail MSM of X after its batch addition: the scalars neither 0 nor 1
 // A, B1 and B2 run over all of z = (1, public inputs, witness), L over the witness only. The
-// workload's shares are of z's scalars per constraint; z's ONE is a 1-scalar and its public inputs
-// count as neither 0 nor 1, so L has one 1-scalar and public_inputs significant scalars fewer.
+// workload's shares are of z's scalars (Workload::z_length); z's ONE is a 1-scalar and its public
+// inputs count as neither 0 nor 1, so L has one 1-scalar and public_inputs significant scalars fewer.
 //
 // The order is the engine's (prove_staged after the quotient's NTTs): ntt, msm_h, then per MSM A,
 // B1, L, B2 its batch addition and its tail MSM. A calibration with a tail_msm cost has supraseal's

@@ -299,6 +299,7 @@ Scenario read_scenario(const toml::table& table, const std::string& origin, cons
   scenario.workload.one_scalar_share = workload.number("one_scalar_share", 0, 0, 1);
   if (scenario.workload.zero_scalar_share + scenario.workload.one_scalar_share > 1)
     workload.fail("one_scalar_share", "zero_scalar_share + one_scalar_share exceeds 1");
+  scenario.workload.variables = workload.integer("variables", 0, 0, 1ull << 32);
   scenario.workload.public_inputs = std::uint32_t(workload.integer("public_inputs", 0, 0, 1ull << 31));
   scenario.workload.srs_bytes = std::uint64_t(workload.number("srs_gib", 0, 0, 4096) * gib);
   scenario.workload.witness_upload_bytes = std::uint64_t(workload.number("witness_upload_mib", 0, 0, 1 << 20) * double(1 << 20));

@@ -111,9 +111,10 @@ struct Workload {
   std::uint32_t partitions = 8;
   std::uint64_t constraints_per_partition = 1ull << 24;
   std::uint32_t bytes_per_constraint = 96;  // a, b, c: one 32-byte Fr each
-  // Shares of the constraints: z's scalars equal to 0 and equal to 1 (z = (1, public inputs, witness)).
+  // Shares of z = (1, public inputs, witness): its scalars equal to 0 and equal to 1.
   double zero_scalar_share = 0;
   double one_scalar_share = 0;
+  std::uint64_t variables = 0;      // z's length; 0: as many as the constraints
   std::uint32_t public_inputs = 0;  // rows of the domain; the L MSM runs over the witness without them
   std::uint64_t srs_bytes = 0;  // copied per partition when srs_residency = pinned-host (0: device.key_bytes)
   // Each attempt's witness splits, copied to its GPU after the split, before the compute section
@@ -129,6 +130,7 @@ struct Workload {
   std::uint64_t host_worker_bytes = 0;
 
   std::uint64_t partition_abc_bytes() const { return constraints_per_partition * bytes_per_constraint; }
+  std::uint64_t z_length() const { return variables > 0 ? variables : constraints_per_partition; }
   // The evaluation domain of the NTTs and the H MSM, as the engine's setup sizes it.
   std::uint64_t domain_size() const {
     return std::uint64_t{1} << zk::r1cs::domain_lg_size(constraints_per_partition, public_inputs);

@@ -122,7 +122,7 @@ std::vector<double> witness_split_s(const trace::Trace& spans) {
   return splits;
 }
 
-std::optional<WorkloadShape> measured_shape(const trace::Trace& measured) {
+std::optional<WorkloadShape> measured_shape(const trace::Trace& measured, std::uint64_t variables) {
   const auto constraints = constraints_by_partition(measured);
   std::vector<std::uint64_t> sizes;
   std::vector<double> one_shares, zero_shares;
@@ -130,7 +130,7 @@ std::optional<WorkloadShape> measured_shape(const trace::Trace& measured) {
     const trace::Span& first = measured[attempt.spans.front()];
     const auto size = constraints.find({first.run, first.partition});
     if (!attempt.has_msm_a || size == constraints.end()) continue;
-    const double n = double(size->second);
+    const double n = double(variables > 0 ? variables : size->second);  // z's length
     sizes.push_back(size->second);
     const double ones = std::min(1.0, double(attempt.ones) / n);
     one_shares.push_back(ones);
@@ -141,7 +141,7 @@ std::optional<WorkloadShape> measured_shape(const trace::Trace& measured) {
   for (const trace::Span& span : measured)
     if (span.phase == Phase::h2d && span.items == 0 && span.bytes > 0) witness_uploads.push_back(span.bytes);
   const double ones = median_of(one_shares);
-  return WorkloadShape{median_of(sizes), ones, std::min(median_of(zero_shares), 1 - ones),
+  return WorkloadShape{median_of(sizes), variables, ones, std::min(median_of(zero_shares), 1 - ones),
                        witness_uploads.empty() ? 0 : median_of(witness_uploads)};
 }
 

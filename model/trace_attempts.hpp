@@ -13,7 +13,8 @@
 // section (the engine's witness split), where it did not also wait for the GPU.
 //
 // measured_shape reads an engine trace's partitions back as a workload: the constraints (the
-// items of the partition's h2d or synth), the shares of z's 1-scalars (the largest batch_add: an
+// items of the partition's h2d or synth), the shares among z's `variables` scalars (the sidecar's
+// scenario.variables; 0: as many as the constraints) of its 1-scalars (the largest batch_add: an
 // MSM over all of z) and of its 0-scalars (neither those nor msm_a's significant scalars), medians
 // over attempts, which a scenario's [workload] takes, and the bytes of each attempt's witness
 // upload (the median of the h2d spans without items: version 2 traces; 0 in version 1, whose MSMs
@@ -33,13 +34,14 @@ std::vector<double> witness_split_s(const trace::Trace& spans);
 
 struct WorkloadShape {
   std::uint64_t constraints = 0;
-  double one_scalar_share = 0;   // z's 1-scalars / constraints
-  double zero_scalar_share = 0;  // 1 - non-zero scalars / constraints, within [0, 1 - one share]
+  std::uint64_t variables = 0;   // z's length, as given (0: the constraints)
+  double one_scalar_share = 0;   // z's 1-scalars / its length
+  double zero_scalar_share = 0;  // 1 - non-zero scalars / z's length, within [0, 1 - one share]
   std::uint64_t witness_upload_bytes = 0;
 };
 
 // The shape of a measured trace's partitions; nullopt when it has no GPU attempt with an msm_a
 // span and a partition size (h2d or synth items).
-std::optional<WorkloadShape> measured_shape(const trace::Trace& measured);
+std::optional<WorkloadShape> measured_shape(const trace::Trace& measured, std::uint64_t variables = 0);
 
 }  // namespace zkpipe::model

@@ -23,9 +23,8 @@ std::vector<std::pair<Phase, std::uint64_t>> items_of(const std::vector<GpuKerne
 Workload workload() {
   Workload workload;
   workload.constraints_per_partition = 1000;
+  workload.zero_scalar_share = workload.one_scalar_share = 0.3;
   workload.public_inputs = 23;
-  workload.one_scalar_share = 0.3;
-  workload.zero_scalar_share = 0.3;
   return workload;
 }
 
@@ -48,6 +47,15 @@ TEST(GpuKernels, TheDomainIsThePowerOfTwoAboveConstraintsAndPublicInputs) {
   at_the_edge.public_inputs = 24;  // 1024 rows: the domain doubles
   EXPECT_EQ(at_the_edge.domain_size(), 2048u);
   EXPECT_EQ(gpu_kernels(at_the_edge, {{Phase::ntt, {}}}).front().items, 2048u);
+}
+
+TEST(GpuKernels, TheSharesAreOfZsScalars) {
+  Workload longer_z = workload();
+  longer_z.variables = 2000;
+  EXPECT_EQ(items_of(gpu_kernels(longer_z, {{Phase::batch_add, {}}, {Phase::msm_a, {}}})),
+            (std::vector<std::pair<Phase, std::uint64_t>>{{Phase::batch_add, 600}, {Phase::msm_a, 800},
+                                                           {Phase::batch_add, 600}, {Phase::batch_add, 599},
+                                                           {Phase::batch_add, 600}}));
 }
 
 TEST(GpuKernels, ATailMsmCostRunsSuprasealsOrderAndPhasesWithoutCostAreNotRun) {

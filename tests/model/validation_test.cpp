@@ -35,26 +35,28 @@ std::map<std::uint32_t, std::vector<std::pair<Phase, std::uint64_t>>> kernel_ite
   return kernels;
 }
 
-// Each partition of an engine's shipped trace (poseidon-merkle at 2^20: 70 public inputs; 0-, 1-
-// and other scalars), simulated alone with its own shape (measured_shape of its spans) and its
-// run's public inputs: the model's kernels are the engine's, in its order, with its items.
+// Each partition of the engine's shipped traces (poseidon-merkle: 70 public inputs, 0-, 1- and
+// other scalars; dense: 2 public inputs, no 1-scalar but ONE, more variables than constraints),
+// simulated alone with its own shape (measured_shape of its spans) and its run's variables and
+// public inputs: the model's kernels are the engine's, in its order, with its items.
 TEST(Validation, SimulatedItemsAreTheEngineItemsOfTheSamePartitionShape) {
   const Scenario small = parse_scenario_text(testing::small_scenario_text(), "small.toml", ".").base;
-  for (const char* run : {"poseidon-merkle/pinned", "poseidon-merkle/pageable"}) {
+  for (const char* run : {"poseidon-merkle/pinned", "dense/pinned"}) {
     const auto trace = testing::source_dir() / shipped_traces / run / "trace.csv";
     const trace::Trace measured = trace::read_csv_file(trace);
-    const auto public_inputs = trace::read_sidecar(trace::sidecar_path_for(trace)).scenario.at("public_inputs");
+    const nlohmann::json job = trace::read_sidecar(trace::sidecar_path_for(trace)).scenario;
     for (const auto& [partition, measured_kernels] : kernel_items(measured)) {
       trace::Trace own;
       std::ranges::copy_if(measured, std::back_inserter(own), [&](const trace::Span& s) { return s.partition == partition; });
-      const auto shape = measured_shape(own);
+      const auto shape = measured_shape(own, job.at("variables"));
       ASSERT_TRUE(shape) << run << " partition " << partition;
       Scenario scenario = small;
       scenario.workload.partitions = 1;
       scenario.workload.constraints_per_partition = shape->constraints;
       scenario.workload.zero_scalar_share = shape->zero_scalar_share;
       scenario.workload.one_scalar_share = shape->one_scalar_share;
-      scenario.workload.public_inputs = public_inputs.get<std::uint32_t>();
+      scenario.workload.variables = shape->variables;
+      scenario.workload.public_inputs = job.at("public_inputs");
       scenario.calibration.gpu_phase_cost.clear();
       for (Phase phase : {Phase::ntt, Phase::msm_h, Phase::batch_add, Phase::msm_a, Phase::msm_b1, Phase::msm_l, Phase::msm_b2})
         scenario.calibration.gpu_phase_cost[phase] = {0.001, 0.01};
