@@ -12,7 +12,7 @@
 #include "sidecar_facts.hpp"
 #include "trace/sidecar.hpp"
 #include "trace/trace_csv.hpp"
-#include "trace_conventions.hpp"
+#include "trace_attempts.hpp"
 
 namespace zkpipe::model {
 
@@ -195,6 +195,7 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
   std::map<bool, std::pair<std::vector<double>, std::vector<double>>> h2d_points;  // pinned? -> (t, s/GB)
   for (const std::filesystem::path& path : traces) {
     trace::Trace spans = trace::read_csv_file(path);
+    std::ranges::stable_sort(spans, {}, &trace::Span::start_s);  // time factors in the order syntheses started
     const std::filesystem::path sidecar_path = trace::sidecar_path_for(path);
     if (!std::filesystem::exists(sidecar_path))
       throw std::runtime_error(fmt::format("{}: no sidecar {} stating staging and PCIe rate; write it next to the trace",
@@ -205,7 +206,6 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
     if (!staging || link_gbps <= 0)
       throw std::runtime_error(fmt::format("{}: needs settings.staging (pinned|pageable) and machine.pcie_h2d_gbps",
                                            sidecar_path.string()));
-    if (sidecar.source == trace::Source::measured) spans = in_model_convention(spans);
     const SynthesisCoreShare core_share = synthesis_core_share_of(sidecar);
     for (double idle_s : compute_section_idle_s(spans)) section_idle_s.push_back(idle_s);
     for (double gap_s : witness_split_s(spans)) split_s.push_back(gap_s);

@@ -57,12 +57,13 @@ CalibrationFit fit_h2d_benchmark(const std::vector<H2dBenchmarkRow>& rows, std::
 double idle_pinned_gbps(const std::vector<H2dBenchmarkRow>& rows);
 
 // Fits from traces; each trace file needs its sidecar (trace.json) with settings.staging and
-// machine.pcie_h2d_gbps. Measured traces (sidecar source "measured": the engine's) are read in
-// the model's item convention first (trace_conventions.hpp). Besides the fits: assemble_s and
+// machine.pcie_h2d_gbps. Measured and simulated traces count GPU items alike (gpu_kernels.hpp):
+// each GPU phase's cost is fitted from its spans as they are. Besides the fits: assemble_s and
 // verify_s are the medians of those spans; compute_section_host_s the median idle time inside a
 // GPU attempt's kernel window; witness_split_s the median time from a copy's end to its first
-// kernel where the GPU was free (trace_conventions.hpp); synth_time_factors every synthesis's
-// time relative to the synthesis fit, scaled to mean 1 (the model draws from them);
+// kernel where the GPU was free (trace_attempts.hpp); synth_time_factors every synthesis's
+// time relative to the synthesis fit, scaled to mean 1, in the order they started (the model
+// draws from them);
 // synth_parallel_fraction the p (0, 0.01 .. 0.99) whose synthesis fit leaves the smallest
 // residuals in seconds, where runs gave their synthesis threads different core shares (a run at one
 // share cannot tell p apart);

@@ -12,7 +12,8 @@
 //   void sleep_for(double s)                       a stalled copy's wait for its watchdog
 // SimGrid's (model/simulation.cpp: contention on the host's cores, the memory bus and PCIe) and
 // logical time's (model/logical_simulation.cpp: each step's cost at the load it starts under).
-// The cost formulas below are the model's one definition of each cost.
+// The cost formulas below, with the GPU kernels of gpu_kernels.hpp, are the model's one definition
+// of each cost.
 #pragma once
 
 #include <algorithm>
@@ -22,25 +23,12 @@
 #include <vector>
 
 #include "faults/fault_injector.hpp"
+#include "gpu_kernels.hpp"
 #include "runtime/pipeline.hpp"
 #include "scenario.hpp"
 #include "simulation.hpp"
 
 namespace zkpipe::model {
-
-// Items a GPU phase works on: the domain for the NTTs and H, the scalars that are neither 0 nor 1
-// for the tail MSM, the 1-scalars for batch addition, the non-zero scalars for whole MSMs.
-inline std::uint64_t phase_items(trace::Phase phase, const Workload& workload) {
-  const double constraints = double(workload.constraints_per_partition);
-  switch (phase) {
-    case trace::Phase::ntt:
-    case trace::Phase::msm_h: return workload.constraints_per_partition;
-    case trace::Phase::batch_add: return std::uint64_t(constraints * workload.one_scalar_share);
-    case trace::Phase::tail_msm:
-      return std::uint64_t(constraints * (1 - workload.zero_scalar_share - workload.one_scalar_share));
-    default: return std::uint64_t(constraints * (1 - workload.zero_scalar_share));
-  }
-}
 
 // How much longer than the mean this attempt's synthesis takes: one of `factors`, drawn
 // uniformly as a pure function of (seed, partition, attempt), so that every sweep point draws
@@ -102,9 +90,13 @@ class CostedWork {
   using Where = runtime::Where;
 
   CostedWork(const Scenario& scenario, Machine& machine)
-      : scenario_(scenario), machine_(machine), faults_(scenario.fault_options()) {}
+      : scenario_(scenario),
+        machine_(machine),
+        faults_(scenario.fault_options()),
+        kernels_(gpu_kernels(scenario.workload, scenario.calibration.gpu_phase_cost)) {}
 
   faults::FaultInjector& faults() { return faults_; }
+  std::size_t kernels_per_attempt() const { return kernels_.size(); }
 
   Step synthesize(std::uint32_t, const policy::SynthesisGrant& grant, Staged&, StepSpans& spans) {
     const double start_s = machine_.now_s();
@@ -161,18 +153,15 @@ class CostedWork {
   }
 
   Step compute(const runtime::Context& context, Attempt& attempt, StepSpans& spans) {
-    const Calibration& calibration = scenario_.calibration;
-    bool first_kernel = true;
-    for (const auto& [phase, cost] : calibration.gpu_phase_cost) {
+    for (const GpuKernel& kernel : kernels_) {
       if (!context.alive()) return Step::ok();  // a dead worker launches no more kernels
-      const std::uint64_t items = phase_items(phase, scenario_.workload);
       const double start_s = machine_.now_s();
-      machine_.kernel(context.worker, context.gpu, cost.seconds(items));
-      spans.push_back({phase, Where::gpu, start_s, machine_.now_s(), 0, items});
-      if (first_kernel) machine_.host_work(context.worker, calibration.compute_section_host_s);  // the GPU held, idle
-      first_kernel = false;
+      machine_.kernel(context.worker, context.gpu, kernel.seconds);
+      spans.push_back({kernel.phase, Where::gpu, start_s, machine_.now_s(), 0, kernel.items});
+      if (&kernel == &kernels_.front())  // the GPU held, idle
+        machine_.host_work(context.worker, scenario_.calibration.compute_section_host_s);
     }
-    if (!calibration.assemble_in_compute_section || !context.alive()) return Step::ok();
+    if (!scenario_.calibration.assemble_in_compute_section || !context.alive()) return Step::ok();
     return assemble(context, attempt, spans);
   }
 
@@ -214,6 +203,7 @@ class CostedWork {
   const Scenario& scenario_;
   Machine& machine_;
   faults::FaultInjector faults_;
+  const std::vector<GpuKernel> kernels_;  // each attempt's, in order
 };
 
 // The pipeline's settings for a scenario: its policy, threads and scheduled worker deaths.
@@ -246,7 +236,7 @@ template <class Runtime, class Machine>
 SimulationResult run_costed_pipeline(const Scenario& scenario, Runtime& runtime, Machine& machine) {
   CostedWork<Machine> work(scenario, machine);
   runtime::Pipeline pipeline(runtime, work, pipeline_settings(scenario));
-  pipeline.spans().reserve(std::size_t(scenario.workload.partitions) * (scenario.calibration.gpu_phase_cost.size() + 6));
+  pipeline.spans().reserve(std::size_t(scenario.workload.partitions) * (work.kernels_per_attempt() + 6));
   if (work.faults().pinned_allocation_fails()) pipeline.pinned_allocation_failed();
   try {
     pipeline.run();

@@ -227,6 +227,12 @@ Calibration read_calibration(TableReader& root, double link_gbps) {
     calibration.gpu_phase_cost[*phase] = {cost.number("fixed_s", 0, -1e4, 1e4), cost.number("per_mitem_s", 0, 0, 1e4)};
     cost.reject_unknown_keys();
   }
+  const auto& costs = calibration.gpu_phase_cost;
+  if (costs.contains(trace::Phase::tail_msm))
+    for (const trace::Phase msm : {trace::Phase::msm_a, trace::Phase::msm_b1, trace::Phase::msm_l})
+      if (costs.contains(msm))
+        phases.fail(trace::phase_name(msm),
+                    "tail_msm is the tail MSMs of A, B1 and L together (supraseal's order): give it or their own costs, not both");
   if (calibration.gpu_phase_cost.empty())
     throw ScenarioError(fmt::format("{}: no [gpu_phase_cost.<phase>] table: give at least one GPU phase's cost, or include a calibration file",
                                     root.location()));
@@ -293,6 +299,8 @@ Scenario read_scenario(const toml::table& table, const std::string& origin, cons
   scenario.workload.one_scalar_share = workload.number("one_scalar_share", 0, 0, 1);
   if (scenario.workload.zero_scalar_share + scenario.workload.one_scalar_share > 1)
     workload.fail("one_scalar_share", "zero_scalar_share + one_scalar_share exceeds 1");
+  scenario.workload.variables = workload.integer("variables", 0, 0, 1ull << 32);
+  scenario.workload.public_inputs = std::uint32_t(workload.integer("public_inputs", 0, 0, 1ull << 31));
   scenario.workload.srs_bytes = std::uint64_t(workload.number("srs_gib", 0, 0, 4096) * gib);
   scenario.workload.witness_upload_bytes = std::uint64_t(workload.number("witness_upload_mib", 0, 0, 1 << 20) * double(1 << 20));
   const auto mib = [&](const char* key) { return std::uint64_t(workload.number(key, 0, 0, 1 << 30) * double(1 << 20)); };

@@ -16,6 +16,7 @@
 
 #include <toml++/toml.h>
 
+#include "engine/r1cs/domain_size.hpp"
 #include "faults/fault_injector.hpp"
 #include "policy/job_settings.hpp"
 #include "trace/trace.hpp"
@@ -39,7 +40,7 @@ struct H2dPathCost {
   double rate_gbps(double link_gbps, double loading_threads) const;
 };
 
-// GPU phase time: fixed_s + per_mitem_s * items / 1e6 (items: see phase_items in simulation).
+// GPU phase time: fixed_s + per_mitem_s * items / 1e6 (items: the engine's, gpu_kernels.hpp).
 struct PhaseCost {
   double fixed_s = 0;
   double per_mitem_s = 0;
@@ -110,8 +111,11 @@ struct Workload {
   std::uint32_t partitions = 8;
   std::uint64_t constraints_per_partition = 1ull << 24;
   std::uint32_t bytes_per_constraint = 96;  // a, b, c: one 32-byte Fr each
+  // Shares of z = (1, public inputs, witness): its scalars equal to 0 and equal to 1.
   double zero_scalar_share = 0;
   double one_scalar_share = 0;
+  std::uint64_t variables = 0;      // z's length; 0: as many as the constraints
+  std::uint32_t public_inputs = 0;  // rows of the domain; the L MSM runs over the witness without them
   std::uint64_t srs_bytes = 0;  // copied per partition when srs_residency = pinned-host (0: device.key_bytes)
   // Each attempt's witness splits, copied to its GPU after the split, before the compute section
   // (from pinned memory where staging is pinned); 0: none (the MSMs carry their own scalars).
@@ -126,6 +130,11 @@ struct Workload {
   std::uint64_t host_worker_bytes = 0;
 
   std::uint64_t partition_abc_bytes() const { return constraints_per_partition * bytes_per_constraint; }
+  std::uint64_t z_length() const { return variables > 0 ? variables : constraints_per_partition; }
+  // The evaluation domain of the NTTs and the H MSM, as the engine's setup sizes it.
+  std::uint64_t domain_size() const {
+    return std::uint64_t{1} << zk::r1cs::domain_lg_size(constraints_per_partition, public_inputs);
+  }
   // The host bytes the policy admits a partition with: a/b/c and witness.
   std::uint64_t partition_host_bytes() const { return partition_abc_bytes() + host_witness_bytes; }
 };

@@ -3,8 +3,9 @@
 // writes OUT/<circuit>/<run>/) are split into a calibration set and a held-out set; each held-out
 // run is predicted by calibrating on the calibration runs of its workload (the sidecar's circuit
 // and constraints; all calibration runs where its workload has none), building the scenario from
-// its own sidecar (machine facts and settings) and trace (the workload's scalar shares), and
-// simulating it; measured and simulated traces are summarized by the one trace::summarize.
+// its own sidecar (machine facts, settings, z's length and public inputs) and trace (the workload's
+// scalar shares), and simulating it; measured and simulated traces are summarized by the one
+// trace::summarize.
 //
 // Runs are named by their folder relative to the traces folder ("dense/pinned"). A run named
 // <point>-r<k> repeats the measurement of <point> (sweep-t4-s2-r2: the second repeat of

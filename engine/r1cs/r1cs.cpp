@@ -10,12 +10,6 @@
 
 namespace zk::r1cs {
 
-int domain_lg_size(size_t num_constraints, size_t num_public) {
-  int lg = 0;
-  while ((size_t{1} << lg) <= num_constraints + num_public) ++lg;
-  return lg;
-}
-
 void SparseRows::append_row(const LC& lc) {
   for (const auto& t : lc.terms()) {
     column.push_back(t.var);

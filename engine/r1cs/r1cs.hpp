@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/r1cs/constraint_system.hpp"
+#include "engine/r1cs/domain_size.hpp"
 
 namespace zk::r1cs {
 
@@ -48,9 +49,6 @@ struct R1cs {
 
   size_t num_constraints() const { return matrices.rows(); }
 };
-
-// log2 of the smallest power of two strictly greater than constraints + public inputs (snarkjs).
-int domain_lg_size(size_t num_constraints, size_t num_public);
 
 class R1csBuilder final : public ConstraintSystem {
  public:

@@ -138,6 +138,14 @@ TEST(Scenario, AMissingCostAsksForACalibration) {
   EXPECT_NE(error_of(text).find("synthesis.core_s_per_mconstraint"), std::string::npos) << error_of(text);
 }
 
+// tail_msm is supraseal's three tail MSMs in one (gpu_kernels.hpp): with msm_a beside it, A's
+// tail would run twice.
+TEST(Scenario, ATailMsmBesideTheTailsItHoldsIsAnError) {
+  const std::string text = testing::small_scenario_text() + "[gpu_phase_cost.tail_msm]\nper_mitem_s = 0.01\n";
+  EXPECT_NE(error_of(text).find("gpu_phase_cost.msm_a"), std::string::npos) << error_of(text);
+  EXPECT_NE(error_of(text).find("not both"), std::string::npos) << error_of(text);
+}
+
 TEST(Scenario, IncludesACalibrationThatItsOwnKeysOverride) {
   testing::ScratchDirectory scratch;
   std::ofstream(scratch.path() / "cal.toml") << "[synthesis]\ncore_s_per_mconstraint = 9.0\nslowdown_per_extra_thread = 0.5\n";

@@ -26,11 +26,11 @@ assemble_s = 0.002
 
 [gpu_phase_cost.ntt]
 fixed_s = 0.001
-per_mitem_s = 0.004
+per_mitem_s = 0.002
 [gpu_phase_cost.msm_h]
 fixed_s = 0.002
-per_mitem_s = 0.01
-[gpu_phase_cost.tail_msm]
+per_mitem_s = 0.005
+[gpu_phase_cost.msm_a]
 fixed_s = 0.003
 per_mitem_s = 0.02
 )";

@@ -1,8 +1,11 @@
-// Tests of the validation loop (issue 5): the engine's item conventions read in the model's, the
+// Tests of the validation loop (issue 5): the model's GPU items are the engine's, the
 // compute-section facts calibration recovers from simulated traces, and `validate` on the shipped
 // H200 traces (calibrate on some runs, predict the others).
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -12,8 +15,9 @@
 #include "sidecar_facts.hpp"
 #include "simulation.hpp"
 #include "test_support.hpp"
+#include "trace/sidecar.hpp"
 #include "trace/trace_csv.hpp"
-#include "trace_conventions.hpp"
+#include "trace_attempts.hpp"
 #include "validation.hpp"
 
 namespace zkpipe::model {
@@ -23,48 +27,44 @@ using trace::Phase;
 
 const std::filesystem::path shipped_traces = "scenarios/calibration/traces/staging-h200-20261129T1020";
 
-trace::Span span(std::uint32_t partition, Phase phase, const char* resource, double start_s, double end_s,
-                 std::uint64_t items, std::uint64_t bytes = 0) {
-  return {"engine-run", trace::Source::measured, partition, phase, resource, start_s, end_s, bytes, items};
+// The (phase, items) of each GPU kernel in `spans`, per partition, in start order.
+std::map<std::uint32_t, std::vector<std::pair<Phase, std::uint64_t>>> kernel_items(const trace::Trace& spans) {
+  std::map<std::uint32_t, std::vector<std::pair<Phase, std::uint64_t>>> kernels;
+  for (const trace::Span& span : spans)
+    if (trace::is_gpu_kernel(span)) kernels[span.partition].emplace_back(span.phase, span.items);
+  return kernels;
 }
 
-// One partition as the engine traces it: 1000 constraints (domain 1024), 300 1-scalars and 400
-// significant ones per MSM over z (L: a few public inputs fewer), a batch addition before each MSM.
-trace::Trace engine_partition() {
-  return {span(0, Phase::synth, "cpu:0", 0.0, 1.0, 1000, 96000), span(0, Phase::h2d, "pcie0:h2d", 1.0, 1.1, 1000, 96000),
-          span(0, Phase::ntt, "gpu0:w0", 1.1, 1.2, 1024), span(0, Phase::msm_h, "gpu0:w0", 1.2, 1.4, 1024),
-          span(0, Phase::batch_add, "gpu0:w0", 1.5, 1.51, 300), span(0, Phase::msm_a, "gpu0:w0", 1.51, 1.6, 400),
-          span(0, Phase::batch_add, "gpu0:w0", 1.6, 1.61, 300), span(0, Phase::msm_b1, "gpu0:w0", 1.61, 1.7, 400),
-          span(0, Phase::batch_add, "gpu0:w0", 1.7, 1.71, 299), span(0, Phase::msm_l, "gpu0:w0", 1.71, 1.8, 398),
-          span(0, Phase::batch_add, "gpu0:w0", 1.8, 1.84, 300), span(0, Phase::msm_b2, "gpu0:w0", 1.84, 2.0, 400),
-          span(0, Phase::assemble, "cpu:gpu0w0", 2.0, 2.01, 1), span(0, Phase::verify, "cpu:gpu0w0", 2.02, 2.05, 1)};
-}
-
-TEST(TraceConventions, EngineItemsBecomeTheItemsTheModelComputesFromTheWorkload) {
-  const trace::Trace converted = in_model_convention(engine_partition());
-  std::map<Phase, std::vector<const trace::Span*>> by_phase;
-  for (const trace::Span& s : converted) by_phase[s.phase].push_back(&s);
-  ASSERT_EQ(by_phase[Phase::batch_add].size(), 1u) << "the four batch additions fold into one span";
-  EXPECT_NEAR(by_phase[Phase::batch_add].front()->duration_s(), 0.01 + 0.01 + 0.01 + 0.04, 1e-12);
-  EXPECT_EQ(by_phase[Phase::batch_add].front()->items, 300u);
-  EXPECT_EQ(by_phase[Phase::ntt].front()->items, 1000u);  // constraints, not the domain
-  EXPECT_EQ(by_phase[Phase::msm_h].front()->items, 1000u);
-  for (Phase msm : {Phase::msm_a, Phase::msm_b1, Phase::msm_l, Phase::msm_b2})
-    EXPECT_EQ(by_phase[msm].front()->items, 700u) << trace::phase_name(msm);  // non-zero: 1-scalars + significant
-  EXPECT_EQ(by_phase[Phase::verify].size(), 1u);
-  EXPECT_EQ(converted.size(), engine_partition().size() - 3);
-
-  // The workload those items imply: the model's phase_items give the same counts back.
-  const auto shape = measured_shape(engine_partition());
-  ASSERT_TRUE(shape);
-  EXPECT_EQ(shape->constraints, 1000u);
-  EXPECT_DOUBLE_EQ(shape->one_scalar_share, 0.3);
-  EXPECT_DOUBLE_EQ(shape->zero_scalar_share, 0.3);
-  // The section from ntt's start to msm_b2's end is 0.9 s; kernels ran 0.8 s of it: the 0.1 s from
-  // msm_h's end to the first batch addition held the GPU idle.
-  const auto idle = compute_section_idle_s(engine_partition());
-  ASSERT_EQ(idle.size(), 1u);
-  EXPECT_NEAR(idle.front(), 0.1, 1e-9);
+// Each partition of the engine's shipped traces (poseidon-merkle: 70 public inputs, 0-, 1- and
+// other scalars; dense: 2 public inputs, no 1-scalar but ONE, more variables than constraints),
+// simulated alone with its own shape (measured_shape of its spans) and its run's variables and
+// public inputs: the model's kernels are the engine's, in its order, with its items.
+TEST(Validation, SimulatedItemsAreTheEngineItemsOfTheSamePartitionShape) {
+  const Scenario small = parse_scenario_text(testing::small_scenario_text(), "small.toml", ".").base;
+  for (const char* run : {"poseidon-merkle/pinned", "dense/pinned"}) {
+    const auto trace = testing::source_dir() / shipped_traces / run / "trace.csv";
+    const trace::Trace measured = trace::read_csv_file(trace);
+    const nlohmann::json job = trace::read_sidecar(trace::sidecar_path_for(trace)).scenario;
+    for (const auto& [partition, measured_kernels] : kernel_items(measured)) {
+      trace::Trace own;
+      std::ranges::copy_if(measured, std::back_inserter(own), [&](const trace::Span& s) { return s.partition == partition; });
+      const auto shape = measured_shape(own, job.at("variables"));
+      ASSERT_TRUE(shape) << run << " partition " << partition;
+      Scenario scenario = small;
+      scenario.workload.partitions = 1;
+      scenario.workload.constraints_per_partition = shape->constraints;
+      scenario.workload.zero_scalar_share = shape->zero_scalar_share;
+      scenario.workload.one_scalar_share = shape->one_scalar_share;
+      scenario.workload.variables = shape->variables;
+      scenario.workload.public_inputs = job.at("public_inputs");
+      scenario.calibration.gpu_phase_cost.clear();
+      for (Phase phase : {Phase::ntt, Phase::msm_h, Phase::batch_add, Phase::msm_a, Phase::msm_b1, Phase::msm_l, Phase::msm_b2})
+        scenario.calibration.gpu_phase_cost[phase] = {0.001, 0.01};
+      const auto simulated = kernel_items(simulate(scenario).spans);
+      ASSERT_EQ(simulated.size(), 1u);
+      EXPECT_EQ(simulated.begin()->second, measured_kernels) << run << " partition " << partition;
+    }
+  }
 }
 
 // Simulates the small scenario with known section, assembly and verification costs; returns the fit.

@@ -1,7 +1,8 @@
-#include "trace_conventions.hpp"
+#include "trace_attempts.hpp"
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 namespace zkpipe::model {
@@ -12,10 +13,10 @@ using trace::Phase;
 using PartitionKey = std::pair<std::string, std::uint32_t>;  // run, partition
 
 // One worker's kernels for one attempt at a partition, in start order: an attempt begins again
-// where the first phase of the current one repeats (the engine's ntt, the model's first listed phase).
+// where one of its kernels repeats (batch_add aside: it runs once per MSM).
 struct Attempt {
   std::vector<std::size_t> spans;  // indices into the trace
-  std::uint64_t ones = 0;          // largest batch_add items: the 1-scalars over all of z
+  std::uint64_t ones = 0;          // the largest batch_add's items: the 1-scalars over all of z
   std::uint64_t significant = 0;   // msm_a items: the scalars neither 0 nor 1 over all of z
   bool has_msm_a = false;
 };
@@ -36,9 +37,14 @@ std::vector<Attempt> gpu_attempts(const trace::Trace& spans) {
   std::vector<Attempt> attempts;
   for (auto& [key, indices] : by_worker) {
     std::ranges::stable_sort(indices, {}, [&](std::size_t i) { return spans[i].start_s; });
+    std::set<Phase> phases_run;  // by the current attempt, batch_add aside
     for (std::size_t n = 0; n < indices.size(); ++n) {
       const std::size_t i = indices[n];
-      if (n == 0 || spans[i].phase == spans[attempts.back().spans.front()].phase) attempts.emplace_back();
+      if (n == 0 || phases_run.contains(spans[i].phase)) {
+        attempts.emplace_back();
+        phases_run.clear();
+      }
+      if (spans[i].phase != Phase::batch_add) phases_run.insert(spans[i].phase);
       Attempt& attempt = attempts.back();
       attempt.spans.push_back(i);
       if (spans[i].phase == Phase::batch_add) attempt.ones = std::max(attempt.ones, spans[i].items);
@@ -58,48 +64,6 @@ T median_of(std::vector<T> values) {
 }
 
 }  // namespace
-
-trace::Trace in_model_convention(const trace::Trace& measured) {
-  const auto constraints = constraints_by_partition(measured);
-  trace::Trace converted;
-  converted.reserve(measured.size());
-  for (const trace::Span& span : measured)
-    if (!trace::is_gpu_kernel(span)) converted.push_back(span);
-  for (const Attempt& attempt : gpu_attempts(measured)) {
-    const trace::Span& first = measured[attempt.spans.front()];
-    const auto size = constraints.find({first.run, first.partition});
-    std::optional<trace::Span> batch_add;
-    for (std::size_t i : attempt.spans) {
-      trace::Span span = measured[i];
-      switch (span.phase) {
-        case Phase::ntt:
-        case Phase::msm_h:
-          if (size != constraints.end()) span.items = size->second;
-          converted.push_back(std::move(span));
-          break;
-        case Phase::batch_add:
-          if (!batch_add) {
-            batch_add = span;
-            batch_add->items = attempt.ones;
-          } else {
-            batch_add->end_s += span.duration_s();
-          }
-          break;
-        case Phase::msm_a:
-        case Phase::msm_b1:
-        case Phase::msm_l:
-        case Phase::msm_b2:
-          if (attempt.has_msm_a) span.items = attempt.ones + attempt.significant;
-          converted.push_back(std::move(span));
-          break;
-        default: converted.push_back(std::move(span)); break;
-      }
-    }
-    if (batch_add) converted.push_back(std::move(*batch_add));
-  }
-  std::ranges::stable_sort(converted, {}, &trace::Span::start_s);
-  return converted;
-}
 
 std::vector<double> compute_section_idle_s(const trace::Trace& spans) {
   std::vector<double> idle;
@@ -158,7 +122,7 @@ std::vector<double> witness_split_s(const trace::Trace& spans) {
   return splits;
 }
 
-std::optional<WorkloadShape> measured_shape(const trace::Trace& measured) {
+std::optional<WorkloadShape> measured_shape(const trace::Trace& measured, std::uint64_t variables) {
   const auto constraints = constraints_by_partition(measured);
   std::vector<std::uint64_t> sizes;
   std::vector<double> one_shares, zero_shares;
@@ -166,7 +130,7 @@ std::optional<WorkloadShape> measured_shape(const trace::Trace& measured) {
     const trace::Span& first = measured[attempt.spans.front()];
     const auto size = constraints.find({first.run, first.partition});
     if (!attempt.has_msm_a || size == constraints.end()) continue;
-    const double n = double(size->second);
+    const double n = double(variables > 0 ? variables : size->second);  // z's length
     sizes.push_back(size->second);
     const double ones = std::min(1.0, double(attempt.ones) / n);
     one_shares.push_back(ones);
@@ -177,7 +141,7 @@ std::optional<WorkloadShape> measured_shape(const trace::Trace& measured) {
   for (const trace::Span& span : measured)
     if (span.phase == Phase::h2d && span.items == 0 && span.bytes > 0) witness_uploads.push_back(span.bytes);
   const double ones = median_of(one_shares);
-  return WorkloadShape{median_of(sizes), ones, std::min(median_of(zero_shares), 1 - ones),
+  return WorkloadShape{median_of(sizes), variables, ones, std::min(median_of(zero_shares), 1 - ones),
                        witness_uploads.empty() ? 0 : median_of(witness_uploads)};
 }
 

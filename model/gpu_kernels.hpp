@@ -1,0 +1,44 @@
+// Contract: the kernels of one partition's compute section as the model runs them, each with the
+// items its span records and the seconds its phase's calibrated cost gives those items. The items
+// mean what the engine's spans mean (engine/pipeline/engine.cpp, engine/groth16/prover.cpp), so
+// measured and simulated traces count alike and calibration fits each cost from either as it is:
+//   ntt, msm_h   the evaluation domain (Workload::domain_size: 2^k above constraints + public inputs)
+//   batch_add    the 1-scalars of one MSM, added by batch addition
+//   msm_X        the tail MSM of X after its batch addition: the scalars neither 0 nor 1
+// A, B1 and B2 run over all of z = (1, public inputs, witness), L over the witness only. The
+// workload's shares are of z's scalars (Workload::z_length); z's ONE is a 1-scalar and its public
+// inputs count as neither 0 nor 1, so L has one 1-scalar and public_inputs significant scalars fewer.
+//
+// The order is the engine's (prove_staged after the quotient's NTTs): ntt, msm_h, then per MSM A,
+// B1, L, B2 its batch addition and its tail MSM. A calibration with a tail_msm cost has supraseal's
+// order instead (what `zkpipe import cuzk` measures): ntt, msm_h, one batch addition of the four
+// MSMs' 1-scalars, tail_msm (the tail MSMs of A, B1 and L together), then msm_b2. A kernel whose
+// phase has no cost is not run.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "scenario.hpp"
+
+namespace zkpipe::model {
+
+struct GpuKernel {
+  trace::Phase phase;
+  std::uint64_t items = 0;
+  double seconds = 0;
+};
+
+// One MSM's scalars as the witness split sorts them.
+struct MsmScalars {
+  std::uint64_t ones = 0;
+  std::uint64_t significant = 0;  // neither 0 nor 1
+};
+
+MsmScalars scalars_of_z(const Workload& workload);        // A, B1, B2
+MsmScalars scalars_of_witness(const Workload& workload);  // L
+
+std::vector<GpuKernel> gpu_kernels(const Workload& workload, const std::map<trace::Phase, PhaseCost>& costs);
+
+}  // namespace zkpipe::model

@@ -1,0 +1,47 @@
+// Contract: what calibration and validation read from a trace's GPU attempts (measured or
+// simulated: both count items as the engine does, gpu_kernels.hpp). An attempt is one worker's
+// kernels of one partition, in start order; another begins where one of its kernels repeats
+// (batch_add aside: it runs once per MSM).
+//
+// compute_section_idle_s: per attempt, the seconds between its first kernel's start and its last
+// kernel's end when none of its kernels ran: host work inside the section.
+//
+// witness_split_s: the witness_split spans' durations where the trace has them (schema version 2);
+// in version 1 traces, per attempt whose GPU ran no other partition's kernels or in-section
+// assembly between the end of its copy (the partition's last h2d before its first kernel) and its
+// first kernel, the seconds between the two: the worker's host work before it takes the compute
+// section (the engine's witness split), where it did not also wait for the GPU.
+//
+// measured_shape reads an engine trace's partitions back as a workload: the constraints (the
+// items of the partition's h2d or synth), the shares among z's `variables` scalars (the sidecar's
+// scenario.variables; 0: as many as the constraints) of its 1-scalars (the largest batch_add: an
+// MSM over all of z) and of its 0-scalars (neither those nor msm_a's significant scalars), medians
+// over attempts, which a scenario's [workload] takes, and the bytes of each attempt's witness
+// upload (the median of the h2d spans without items: version 2 traces; 0 in version 1, whose MSMs
+// uploaded their scalars inside their kernel spans).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "trace/trace.hpp"
+
+namespace zkpipe::model {
+
+std::vector<double> compute_section_idle_s(const trace::Trace& spans);
+std::vector<double> witness_split_s(const trace::Trace& spans);
+
+struct WorkloadShape {
+  std::uint64_t constraints = 0;
+  std::uint64_t variables = 0;   // z's length, as given (0: the constraints)
+  double one_scalar_share = 0;   // z's 1-scalars / its length
+  double zero_scalar_share = 0;  // 1 - non-zero scalars / z's length, within [0, 1 - one share]
+  std::uint64_t witness_upload_bytes = 0;
+};
+
+// The shape of a measured trace's partitions; nullopt when it has no GPU attempt with an msm_a
+// span and a partition size (h2d or synth items).
+std::optional<WorkloadShape> measured_shape(const trace::Trace& measured, std::uint64_t variables = 0);
+
+}  // namespace zkpipe::model

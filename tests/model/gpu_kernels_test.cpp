@@ -1,0 +1,69 @@
+// Tests of the model's GPU kernels: the engine's order and items, the domain's edge, and
+// supraseal's order where a calibration costs tail_msm.
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "gpu_kernels.hpp"
+
+namespace zkpipe::model {
+namespace {
+
+using trace::Phase;
+
+std::vector<std::pair<Phase, std::uint64_t>> items_of(const std::vector<GpuKernel>& kernels) {
+  std::vector<std::pair<Phase, std::uint64_t>> items;
+  for (const GpuKernel& kernel : kernels) items.emplace_back(kernel.phase, kernel.items);
+  return items;
+}
+
+// 1000 constraints, 23 public inputs; z: 300 ones (ONE among them), 400 significant (the public
+// inputs among them) per 1000 constraints.
+Workload workload() {
+  Workload workload;
+  workload.constraints_per_partition = 1000;
+  workload.zero_scalar_share = workload.one_scalar_share = 0.3;
+  workload.public_inputs = 23;
+  return workload;
+}
+
+TEST(GpuKernels, AreTheEnginesInItsOrderWithItsItems) {
+  std::map<Phase, PhaseCost> costs;
+  for (Phase phase : {Phase::ntt, Phase::msm_h, Phase::batch_add, Phase::msm_a, Phase::msm_b1, Phase::msm_l, Phase::msm_b2})
+    costs[phase] = {0.5, 1.0};
+  const std::vector<GpuKernel> kernels = gpu_kernels(workload(), costs);
+  EXPECT_EQ(items_of(kernels), (std::vector<std::pair<Phase, std::uint64_t>>{
+                                   {Phase::ntt, 1024}, {Phase::msm_h, 1024},
+                                   {Phase::batch_add, 300}, {Phase::msm_a, 400},
+                                   {Phase::batch_add, 300}, {Phase::msm_b1, 400},
+                                   {Phase::batch_add, 299}, {Phase::msm_l, 377},
+                                   {Phase::batch_add, 300}, {Phase::msm_b2, 400}}));
+  EXPECT_DOUBLE_EQ(kernels.front().seconds, 0.5 + 1024 / 1e6);
+}
+
+TEST(GpuKernels, TheDomainIsThePowerOfTwoAboveConstraintsAndPublicInputs) {
+  Workload at_the_edge = workload();
+  at_the_edge.public_inputs = 24;  // 1024 rows: the domain doubles
+  EXPECT_EQ(at_the_edge.domain_size(), 2048u);
+  EXPECT_EQ(gpu_kernels(at_the_edge, {{Phase::ntt, {}}}).front().items, 2048u);
+}
+
+TEST(GpuKernels, TheSharesAreOfZsScalars) {
+  Workload longer_z = workload();
+  longer_z.variables = 2000;
+  EXPECT_EQ(items_of(gpu_kernels(longer_z, {{Phase::batch_add, {}}, {Phase::msm_a, {}}})),
+            (std::vector<std::pair<Phase, std::uint64_t>>{{Phase::batch_add, 600}, {Phase::msm_a, 800},
+                                                           {Phase::batch_add, 600}, {Phase::batch_add, 599},
+                                                           {Phase::batch_add, 600}}));
+}
+
+TEST(GpuKernels, ATailMsmCostRunsSuprasealsOrderAndPhasesWithoutCostAreNotRun) {
+  const std::map<Phase, PhaseCost> costs{{Phase::ntt, {}}, {Phase::batch_add, {}}, {Phase::tail_msm, {}}};
+  EXPECT_EQ(items_of(gpu_kernels(workload(), costs)),
+            (std::vector<std::pair<Phase, std::uint64_t>>{
+                {Phase::ntt, 1024}, {Phase::batch_add, 3 * 300 + 299}, {Phase::tail_msm, 2 * 400 + 377}}));
+}
+
+}  // namespace
+}  // namespace zkpipe::model
