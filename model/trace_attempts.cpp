@@ -122,12 +122,30 @@ std::vector<double> witness_split_s(const trace::Trace& spans) {
   return splits;
 }
 
+namespace {
+
+// The witness upload of the attempt whose first kernel is `first_kernel`: its partition's last copy
+// without items that ends before that kernel starts (a streamed key's chunks, itemless too, cross
+// the link inside the kernels); null in version 1 traces, whose MSMs uploaded their own scalars.
+const trace::Span* witness_upload_before(const trace::Trace& spans, const trace::Span& first_kernel) {
+  const trace::Span* upload = nullptr;
+  for (const trace::Span& span : spans)
+    if (span.phase == Phase::h2d && span.items == 0 && span.bytes > 0 && span.run == first_kernel.run &&
+        span.partition == first_kernel.partition && span.end_s <= first_kernel.start_s &&
+        (!upload || span.end_s > upload->end_s))
+      upload = &span;
+  return upload;
+}
+
+}  // namespace
+
 std::optional<WorkloadShape> measured_shape(const trace::Trace& measured, std::uint64_t variables) {
   const auto constraints = constraints_by_partition(measured);
-  std::vector<std::uint64_t> sizes;
+  std::vector<std::uint64_t> sizes, witness_uploads;
   std::vector<double> one_shares, zero_shares;
   for (const Attempt& attempt : gpu_attempts(measured)) {
     const trace::Span& first = measured[attempt.spans.front()];
+    if (const trace::Span* upload = witness_upload_before(measured, first)) witness_uploads.push_back(upload->bytes);
     const auto size = constraints.find({first.run, first.partition});
     if (!attempt.has_msm_a || size == constraints.end()) continue;
     const double n = double(variables > 0 ? variables : size->second);  // z's length
@@ -137,9 +155,6 @@ std::optional<WorkloadShape> measured_shape(const trace::Trace& measured, std::u
     zero_shares.push_back(std::clamp(1 - double(attempt.ones + attempt.significant) / n, 0.0, 1 - ones));
   }
   if (sizes.empty()) return std::nullopt;
-  std::vector<std::uint64_t> witness_uploads;
-  for (const trace::Span& span : measured)
-    if (span.phase == Phase::h2d && span.items == 0 && span.bytes > 0) witness_uploads.push_back(span.bytes);
   const double ones = median_of(one_shares);
   return WorkloadShape{median_of(sizes), variables, ones, std::min(median_of(zero_shares), 1 - ones),
                        witness_uploads.empty() ? 0 : median_of(witness_uploads)};

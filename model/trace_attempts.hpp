@@ -17,8 +17,9 @@
 // scenario.variables; 0: as many as the constraints) of its 1-scalars (the largest batch_add: an
 // MSM over all of z) and of its 0-scalars (neither those nor msm_a's significant scalars), medians
 // over attempts, which a scenario's [workload] takes, and the bytes of each attempt's witness
-// upload (the median of the h2d spans without items: version 2 traces; 0 in version 1, whose MSMs
-// uploaded their scalars inside their kernel spans).
+// upload (the median over attempts of the last h2d span without items before the attempt's first
+// kernel: version 2 traces; a streamed key's chunks, also without items, lie inside the kernels;
+// 0 in version 1, whose MSMs uploaded their scalars inside their kernel spans).
 #pragma once
 
 #include <cstdint>

@@ -67,6 +67,18 @@ TEST(Validation, SimulatedItemsAreTheEngineItemsOfTheSamePartitionShape) {
   }
 }
 
+// With the key streamed (stream24: the key's points in pinned host memory), 36 chunks a partition
+// cross the link inside the kernels as copies without items, as the witness upload does before
+// them: the shape's witness upload is still the upload, the same as with the key on the device.
+TEST(Validation, TheWitnessUploadIsNotAStreamedKeyChunk) {
+  const auto folder = testing::source_dir() / "scenarios/calibration/traces/stream24-h200-20261203/poseidon-merkle";
+  const auto streamed = measured_shape(trace::read_csv_file(folder / "after-pinned-host/trace.csv"));
+  const auto on_device = measured_shape(trace::read_csv_file(folder / "after-pinned/trace.csv"));
+  ASSERT_TRUE(streamed && on_device);
+  EXPECT_EQ(streamed->witness_upload_bytes, on_device->witness_upload_bytes);
+  EXPECT_GT(on_device->witness_upload_bytes, 500'000'000u);
+}
+
 // Simulates the small scenario with known section, assembly and verification costs; returns the fit.
 CalibrationFit fit_of_simulated(const testing::ScratchDirectory& scratch, const std::string& name, bool in_section) {
   Scenario scenario = parse_scenario_text(testing::small_scenario_text(), "small.toml", ".").base;
