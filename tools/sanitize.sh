@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the engine's, the policy's and their runtimes' tests under a sanitizer and runs them:
 #
-#   tools/sanitize.sh asan [all|pipeline]   AddressSanitizer + UndefinedBehaviorSanitizer (leaks too), in build-asan/
-#   tools/sanitize.sh tsan [all|pipeline]   ThreadSanitizer, in build-tsan/
+#   tools/sanitize.sh asan [all|pipeline|engine]   AddressSanitizer + UndefinedBehaviorSanitizer (leaks too), in build-asan/
+#   tools/sanitize.sh tsan [all|pipeline|engine]   ThreadSanitizer, in build-tsan/
 #
 # GCC, CUDA off (no GPU code is sanitized), -O1 -g with assertions on, and the portable field
 # multiplication (the BMI2/ADX assembly needs more registers than an instrumented frame leaves).
@@ -10,13 +10,16 @@
 # (ZKPIPE_TEST_PARTS), with the zkpipe command that the engine's kill-and-resume and staging tests
 # run. `pipeline` (what CI runs: the full set takes over an hour on 2 cores) is tests/policy and
 # tests/runtime: the scheduling policy, the device-memory plan and the one pipeline on logical time
-# and on threads, none of which compiles the maths. Any report fails its
+# and on threads, none of which compiles the maths. `engine` (CI too) is tests/engine: the engine
+# on threads with the fake and CPU backends, its kill-and-resume and staging tests, with 40 kills
+# in all (ZKPIPE_KILL_RESUME_CYCLES, unless set): a sanitized zkpipe starts several times slower,
+# and 100 outlast the test's 300 s under ASan. Any report fails its
 # test: UB does not recover, every sanitizer halts on its first error. tools/sanitizer-suppressions/
 # holds only third-party false positives, each line explained. ZKPIPE_WARNINGS_AS_ERRORS=1 makes
 # a warning fail the build.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-kind=${1:?usage: sanitize.sh asan|tsan [all|pipeline]}
+kind=${1:?usage: sanitize.sh asan|tsan [all|pipeline|engine]}
 suites=${2:-all}
 case $suites in
   all) parts="util;policy;runtime;properties;engine"; tests=.
@@ -24,7 +27,10 @@ case $suites in
                 zkpipe_kill_resume_tests zkpipe) ;;
   pipeline) parts="policy;runtime"; tests=tests  # not the zkpipe command's tests in tools/
             targets=(zkpipe_policy_tests zkpipe_runtime_tests) ;;
-  *) echo "usage: sanitize.sh asan|tsan [all|pipeline]"; exit 2 ;;
+  engine) parts="engine"; tests=tests/engine
+          targets=(zkpipe_engine_tests zkpipe_kill_resume_tests zkpipe)
+          export ZKPIPE_KILL_RESUME_CYCLES=${ZKPIPE_KILL_RESUME_CYCLES:-40} ;;
+  *) echo "usage: sanitize.sh asan|tsan [all|pipeline|engine]"; exit 2 ;;
 esac
 suppressions="$here/tools/sanitizer-suppressions"
 case $kind in
@@ -36,7 +42,7 @@ case $kind in
   tsan)
     flags="-fsanitize=thread"
     export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$suppressions/tsan.supp:print_suppressions=0" ;;
-  *) echo "usage: sanitize.sh asan|tsan [all|pipeline]"; exit 2 ;;
+  *) echo "usage: sanitize.sh asan|tsan [all|pipeline|engine]"; exit 2 ;;
 esac
 build="$here/build-$kind"
 generator=(); command -v ninja >/dev/null && generator=(-G Ninja)
