@@ -4,6 +4,8 @@
 // data at the measured device-to-device copy bandwidth), and optionally sweeps MSM window widths
 // (--sweep-windows) to choose GpuMsmPolicy. Prints a table and writes CSV rows to --csv.
 #include <algorithm>
+#include <bit>
+#include <memory>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -24,6 +26,7 @@ struct Options {
   int ntt_min = 16, ntt_max = 26, msm_min = 16, msm_max = 26, g2_max = 24;
   int warmup = 2, repeats = 7;
   std::vector<int> sweep_sizes;  // lg sizes at which to sweep window widths
+  bool fixed_base = false;       // also time MSMs over fixed-base tables (built once, timed apart)
   std::string csv = "bench_kernels.csv";
 };
 
@@ -50,11 +53,12 @@ Options parse(int argc, char** argv) {
         o.sweep_sizes.push_back(std::stoi(list.substr(p, q - p)));
         p = q == std::string::npos ? list.size() : q + 1;
       }
-    } else if (a == "--csv") o.csv = value();
+    } else if (a == "--fixed-base") o.fixed_base = true;
+    else if (a == "--csv") o.csv = value();
     else {
       std::fprintf(stderr,
                    "usage: bench_kernels [--ntt MIN:MAX] [--msm MIN:MAX] [--g2-max LG] [--repeats N] "
-                   "[--warmup N] [--sweep-windows LG,LG,...] [--csv FILE]\n");
+                   "[--warmup N] [--sweep-windows LG,LG,...] [--fixed-base] [--csv FILE]\n");
       std::exit(2);
     }
   }
@@ -114,6 +118,47 @@ const char* sppark_ntt_ms(int lg) {
   }
 }
 
+// MSMs over a fixed-base table of the first 2^lg_max bases (built once at the policy's window,
+// its build timed apart), then, at each --sweep-windows size, tables of other widths.
+template <class Curve>
+void time_fixed_base_msms(const Options& o, int lg_min, int lg_max, const cuda::DeviceBuffer<ec::affine_t<Curve>>& d_bases,
+                          const cuda::DeviceBuffer<Fr>& d_scalars, cudaStream_t stream, FILE* csv, const char* group) {
+  msm::CudaMsm<Curve> gpu;
+  auto timed_table = [&](size_t n, int c) {
+    auto table = std::make_unique<msm::CudaFixedBases<Curve>>();
+    cuda::CudaEvent start, stop;
+    start.record(stream);
+    table->build(d_bases.get(), n, stream, c);
+    stop.record(stream);
+    std::printf("  %s fixed-base table of 2^%d bases, window %d: %.2f GiB, built in %.1f ms\n", group,
+                int(std::bit_width(n) - 1), table->window_bits(), table->bytes() / double(1 << 30),
+                stop.elapsed_ms_since(start));
+    return table;
+  };
+  {
+    const auto table = timed_table(size_t{1} << lg_max, 0);
+    for (int lg = lg_min; lg <= lg_max; ++lg) {
+      const size_t n = size_t{1} << lg;
+      const double t = median_ms(o, stream, [&] { gpu.msm(*table, nullptr, d_scalars.get(), n, stream); });
+      std::fprintf(csv, "msm_%s_fixed_base,%d,%d,%.4f\n", group, lg, table->window_bits(), t);
+      std::printf("  %s fixed-base MSM 2^%d: %.3f ms (window %d)\n", group, lg, t, table->window_bits());
+      std::fflush(stdout);
+    }
+  }
+  for (int lg : o.sweep_sizes) {
+    if (lg > lg_max) continue;
+    const size_t n = size_t{1} << lg;
+    std::printf("  window sweep, %s fixed-base MSM 2^%d:", group, lg);
+    for (int c = std::max(6, lg - 8); c <= std::min(msm::GpuMsmPolicy::max_window_bits, lg); ++c) {
+      const auto table = timed_table(n, c);
+      const double t = median_ms(o, stream, [&] { gpu.msm(*table, nullptr, d_scalars.get(), n, stream); });
+      std::fprintf(csv, "msm_%s_fixed_base_window,%d,%d,%.4f\n", group, lg, c, t);
+      std::printf("    c=%d %.2f ms\n", c, t);
+      std::fflush(stdout);
+    }
+  }
+}
+
 template <class Curve>
 std::vector<double> time_msms(const Options& o, int lg_min, int lg_max, const ec::affine_t<Curve>& generator,
                               const cuda::DeviceBuffer<Fr>& d_scalars, cudaStream_t stream, FILE* csv,
@@ -135,10 +180,10 @@ std::vector<double> time_msms(const Options& o, int lg_min, int lg_max, const ec
     std::fflush(stdout);
   }
   for (int lg : o.sweep_sizes) {
-    if (lg > lg_max || std::string(group) != "g1") continue;
+    if (lg > lg_max) continue;
     const size_t n = size_t{1} << lg;
     std::printf("  window sweep, %s MSM 2^%d:", group, lg);
-    for (int c = std::max(6, lg - 10); c <= std::min(20, lg); ++c) {
+    for (int c = std::max(6, lg - 10); c <= std::min(msm::GpuMsmPolicy::max_window_bits, lg); ++c) {
       double t = median_ms(o, stream, [&] { gpu.msm(d_bases.get(), nullptr, d_scalars.get(), n, stream, c); });
       std::fprintf(csv, "msm_%s_window,%d,%d,%.4f\n", group, lg, c, t);
       std::printf(" c=%d %.2f", c, t);
@@ -146,6 +191,7 @@ std::vector<double> time_msms(const Options& o, int lg_min, int lg_max, const ec
     }
     std::printf(" ms\n");
   }
+  if (o.fixed_base) time_fixed_base_msms<Curve>(o, lg_min, lg_max, d_bases, d_scalars, stream, csv, group);
   return ms;
 }
 

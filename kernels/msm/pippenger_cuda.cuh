@@ -6,14 +6,16 @@
 //   1. digits:      each scalar made canonical once, cut into signed (Booth) c-bit digits, one
 //                   (bucket, point|sign) pair per window; bucket sizes counted;
 //   2. sort:        per window, the pairs sorted by bucket (CUB radix sort, c key bits);
-//   3. accumulate:  every bucket split into segments of at most GpuMsmPolicy::segment_points
-//                   points (so one hot bucket cannot stall the launch); one thread per segment
-//                   adds its points into an XYZZ accumulator (ec/xyzz.hpp: 10 products per
-//                   point where Jacobian takes 11); then the segment sums of
-//                   each bucket are folded, fold_factor at a time, until one is left;
-//   4. reduce:      per window, sum_b b * bucket_b by running sums over ranges of buckets in
-//                   parallel (each range's offset added as a small multiple), then a block per
-//                   window sums its ranges;
+//   3. accumulate:  the windows' sorted pairs, laid end to end, cut into chunks of
+//                   GpuMsmPolicy::chunk_points; one thread per chunk adds its points into an XYZZ
+//                   accumulator (ec/xyzz.hpp: 10 products per point where Jacobian takes 11) and
+//                   writes a segment sum wherever its bucket ends, so every thread adds the same
+//                   number of points however the buckets are sized (wide windows have small
+//                   buckets; skewed scalars, hot ones); then the segment sums of each bucket are
+//                   folded, fold_factor at a time, until one is left;
+//   4. reduce:      per window, sum_b b * bucket_b by running sums over ranges of
+//                   GpuMsmPolicy::range_buckets buckets in parallel (each range's offset added as
+//                   a small multiple), then the range sums are summed per window by a tree;
 //   5. combine:     the windows' sums come to the host and meet by doubling (Horner).
 // Steps 1 and 2 depend on the scalars only: CudaMsmDigits computes them once, and
 // CudaMsm<Curve>::msm(bases, index, digits) runs steps 3-5 on them, so MSMs over the same scalars
@@ -52,78 +54,123 @@ ZK_HD int32_t booth_digit(const uint64_t limbs[4], int w, int c) {
   return static_cast<int32_t>(low + mid) - static_cast<int32_t>(top << (c - 1));
 }
 
-// The GPU MSM's tuning knobs, measured on the H200 (sm_90, 132 SMs; NVIDIA H200 143 GB, 2026-11-29)
-// with kernels/bench/bench_kernels --sweep-windows (G1, random scalars, device-resident inputs,
-// median of 5 after 2 warm-ups; milliseconds by window width c):
-//   2^20: c=10 27.4  c=12 24.9  c=13 24.4  c=14 28.4  c=16 24.2  c=18 36.3  c=20 51.5
-//   2^22: c=10 95.4  c=12 82.0  c=13 78.3  c=14 78.9  c=16 88.7  c=18 84.7  c=20 110.4
-//   2^24: c=10 366   c=12 309   c=13 287   c=14 276   c=16 252   c=18 315   c=20 284
-//   2^16: c=6 5.68  c=8 5.00  c=9 5.57  c=10 5.54  c=12 7.31  c=16 5.62
-//   2^26: c=16 910  c=17 934  c=18 944  c=19 987  c=20 1071
-// Fitting time = a * windows * n + b * windows * 2^(c-1) to the 2^24 row (c = 13, 16) gives
-// a = 0.84 ns per point and window, b = 49 ns per bucket and window: a bucket costs ~58 points
-// (its reduction uses full additions and runs on far fewer threads than the accumulation). With
-// bucket_cost = 58 the cost model picks c = 12 at 2^20 (within 2% of the best), 13 at 2^22 and
-// 16 at 2^24 and 2^26 (the best), 9 at 2^16 (11% over the best); the earlier bucket_cost = 4
-// picked c = 20 at 2^24 and 2^26: 12% and 18% slower. Swept again after the PTX field arithmetic
-// and the XYZZ buckets (same H200, 2026-11-29):
-//   2^22: c=12 46.2  c=13 44.3  c=14 44.2  c=15 47.3  c=16 48.8  c=17 44.8  c=18 48.6  c=20 63.9
-//   2^24: c=14 153.3 c=15 148.9 c=16 137.8 c=17 156.9 c=18 172.5 c=19 149.8 c=20 156.6
-// so the model's choices (13 at 2^22, 16 at 2^24) are still the best.
+// The GPU MSM's tuning knobs, measured on the H200 (sm_90, 132 SMs) with kernels/bench/bench_kernels
+// --sweep-windows 22,24 --fixed-base (random scalars, device-resident inputs, median of 5 after 2
+// warm-ups; 2026-12-03, chunked accumulation; milliseconds by window width c):
+//   G1 2^22: c=12 47.4  c=13 43.7  c=14 41.9  c=15 40.5  c=16 35.8  c=17 44.7  c=18 55.1  c=19 75.2
+//   G1 2^24: c=14 155.2 c=15 146.4 c=16 129.0 c=17 140.7 c=18 145.5 c=19 161.6 c=20 186.8
+//   G2 2^22: c=12 145.0 c=13 132.1 c=14 128.5 c=15 123.9 c=16 114.4 c=17 131.2 c=18 144.4
+//   G2 2^24: c=14 478.8 c=15 446.9 c=16 407.7 c=17 422.2 c=18 434.5 c=19 461.6 c=20 494.3
+//   fixed-base G1 2^22: c=16 33.6 c=18 33.0 c=19 31.5 c=20 29.3 c=21 32.2 c=22 34.6
+//   fixed-base G1 2^24: c=16 127.6 c=18 122.3 c=19 117.8 c=20 106.4 c=21 111.3 c=22 105.5
+//   fixed-base G2 2^22: c=16 104.7 c=18 102.4 c=19 98.3 c=20 95.7 c=21 105.4 c=22 111.7
+//   fixed-base G2 2^24: c=16 398.0 c=18 380.6 c=19 359.5 c=20 336.4 c=21 351.2 c=22 350.3
+// Fitting time = a * windows * n + b * windows * 2^(c-1) to G1 2^24 (c = 16, 19) gives a = 0.45 ns
+// per pair and b = 15 ns per bucket: bucket_cost = 34 pairs, which picks c = 16 at 2^22 and 2^24
+// (the best of both sweeps, both groups). Over a fixed-base table the one bucket set's cost is
+// fitted apart (fixed_base_bucket_cost = 12 picks c = 20 at 2^22 and 2^24, the best but for G1
+// 2^24's c = 22, 0.9 % faster); the history is in kernels/README.md.
 struct GpuMsmPolicy {
   static constexpr int scalar_bits = 255;
   static constexpr int min_window_bits = 4;
-  static constexpr int max_window_bits = 20;
-  // Most points one thread adds into a bucket before a new segment starts.
-  static constexpr uint32_t segment_points = 128;
+  static constexpr int max_window_bits = 22;
+  // Sorted pairs each accumulating thread adds (its chunk of the windows' lists end to end).
+  static constexpr uint32_t chunk_points = 128;
   // Segment sums of one bucket folded into one per thread and pass (see fold_sums_kernel).
   static constexpr uint32_t fold_factor = 16;
-  // Threads of the bucket reduction, over all windows together.
+  // The bucket reduction's threads: one per range of range_buckets buckets, and at least
+  // reduction_threads over all windows together (ranges shrink where buckets are few).
+  static constexpr uint32_t range_buckets = 32;
   static constexpr uint32_t reduction_threads = 1u << 15;
   // Blocks of 256 accumulating threads per SM. Left to itself ptxas gives the G1 accumulation
   // 252 registers (one block, 12% occupancy, measured by ncu at 2^22: IPC 1.57, 65 of the MSM's
   // 72 ms); two blocks cap it at 128 registers for 88 bytes of spills.
   static constexpr int accumulate_blocks_per_sm = 2;
-  // Cost of one bucket relative to one point (digits + sort + accumulation), fitted above.
-  static constexpr double bucket_cost = 58.0;
+  // Cost of one bucket relative to one pair (digits, sort, accumulation), fitted above: per window
+  // width, and for a fixed-base table's one bucket set.
+  static constexpr double bucket_cost = 34.0;
+  static constexpr double fixed_base_bucket_cost = 12.0;
 
   static int windows(int c) { return (scalar_bits + 1 + c - 1) / c; }
   // Window bits minimizing windows(c) * (n + bucket_cost * 2^(c-1)).
-  static int window_bits(size_t n) {
+  static int window_bits(size_t n) { return cheapest_window(n, false); }
+  // Over a fixed-base table, one bucket set for all windows:
+  // windows(c) * n + fixed_base_bucket_cost * 2^(c-1).
+  static int fixed_base_window_bits(size_t n) { return cheapest_window(n, true); }
+
+ private:
+  static int cheapest_window(size_t n, bool one_bucket_set) {
     int best = min_window_bits;
     double best_cost = 0;
     for (int c = min_window_bits; c <= max_window_bits; ++c) {
-      double cost = windows(c) * (double(n) + bucket_cost * double(size_t{1} << (c - 1)));
+      const double bucket_sets = one_bucket_set ? 1 : windows(c);
+      const double per_bucket = one_bucket_set ? fixed_base_bucket_cost : bucket_cost;
+      const double cost = windows(c) * double(n) + bucket_sets * per_bucket * double(size_t{1} << (c - 1));
       if (c == min_window_bits || cost < best_cost) best = c, best_cost = cost;
     }
     return best;
   }
 };
 
-// Device views of n scalars' sorted digits (steps 1 and 2), as the bucket steps read them.
+// How an MSM's digits meet its bases: per window, one bucket set per window over the bases
+// themselves; fixed_base, every window's digits in one bucket set over a CudaFixedBases table
+// (the bases times 2^(c w) for each window w), so no bucket set is reduced per window and no
+// doubling joins the windows.
+enum class DigitLayout { per_window, fixed_base };
+
+// Device views of n scalars' sorted digits (steps 1 and 2), as the bucket steps read them. The
+// pairs of window w and scalar i are (bucket, entry | sign bit) with entry i (per_window: bucket
+// set w) or w * n + i (fixed_base: bucket set 0).
 struct SortedDigits {
   size_t n = 0;
   int window_bits = 0;
-  const uint32_t* sorted_points = nullptr;   // per window, n entries (point index | sign bit) by bucket
-  const uint32_t* bucket_sizes = nullptr;    // windows * 2^(c-1) buckets, then a zero
-  const uint32_t* bucket_starts = nullptr;   // exclusive prefix sums of bucket_sizes
+  DigitLayout layout = DigitLayout::per_window;
+  const uint32_t* sorted_points = nullptr;   // each bucket set's pairs' entries by bucket, sets end to end
+  const uint32_t* bucket_sizes = nullptr;    // sets * 2^(c-1) buckets, then a zero
+  const uint64_t* bucket_ends = nullptr;     // where each bucket's pairs end in sorted_points
   const uint32_t* segment_starts = nullptr;  // first segment of each bucket, then the total
 };
 
-// Steps 1 and 2 of an MSM for any curve: the scalars' Booth digits, sorted by bucket per window,
-// and the bucket and segment bounds. sorted() stays valid until the next compute().
+// Steps 1 and 2 of an MSM for any curve: the scalars' Booth digits, sorted by bucket, and the
+// bucket and segment bounds. sorted() stays valid until the next compute().
 class CudaMsmDigits {
  public:
   // Device bytes compute() of n scalars takes with `window_bits` (0: the policy's choice).
-  static size_t workspace_bytes(size_t n, int window_bits = 0);
+  static size_t workspace_bytes(size_t n, int window_bits = 0, DigitLayout layout = DigitLayout::per_window);
   // Decomposes the device-resident d_scalars[0, n) (Montgomery form); queued on `stream`, whose
   // later work may read sorted().
-  void compute(const Fr* d_scalars, size_t n, cudaStream_t stream, int window_bits = 0);
+  void compute(const Fr* d_scalars, size_t n, cudaStream_t stream, int window_bits = 0,
+               DigitLayout layout = DigitLayout::per_window);
   const SortedDigits& sorted() const { return sorted_; }
 
  private:
   cuda::DeviceBuffer<uint8_t> workspace_;
   SortedDigits sorted_;
+};
+
+// A fixed-base table: bases[i] * 2^(c w) for i < n and every window w of c-bit digits, affine,
+// row w at table()[w * n]. Built once on the GPU (per row, c doublings of the row before and a
+// batched conversion to affine), it turns every MSM over these bases into one bucket set.
+template <class Curve>
+class CudaFixedBases {
+ public:
+  using Affine = ec::affine_t<Curve>;
+
+  // Device bytes of the table of n bases with c-bit windows, and of its build's scratch.
+  static size_t table_bytes(size_t n, int window_bits);
+  static size_t build_bytes(size_t n);
+  // Builds the table of the device-resident d_bases[0, n) (0 bits: the policy's fixed-base
+  // window); queued on `stream`.
+  void build(const Affine* d_bases, size_t n, cudaStream_t stream, int window_bits = 0);
+  const Affine* table() const { return table_.get(); }
+  size_t n() const { return n_; }
+  int window_bits() const { return window_bits_; }
+  size_t bytes() const { return table_.bytes(); }
+
+ private:
+  cuda::DeviceBuffer<Affine> table_;
+  size_t n_ = 0;
+  int window_bits_ = 0;
 };
 
 template <class Curve>
@@ -144,15 +191,27 @@ class CudaMsm {
   // The same MSM over scalars already decomposed (digits.n of them, digits computed on `stream`
   // or complete before it).
   Point msm(const Affine* d_bases, const uint32_t* d_base_index, const SortedDigits& digits, cudaStream_t stream);
+  // The same MSMs over a fixed-base table of the bases: from scalars (decomposed at the table's
+  // window), or from digits of layout fixed_base at the table's window.
+  Point msm(const CudaFixedBases<Curve>& table, const uint32_t* d_base_index, const Fr* d_scalars, size_t n,
+            cudaStream_t stream);
+  Point msm(const CudaFixedBases<Curve>& table, const uint32_t* d_base_index, const SortedDigits& digits,
+            cudaStream_t stream);
   // sum_i bases[base_index ? base_index[i] : i] for i < n.
   Point sum(const Affine* d_bases, const uint32_t* d_base_index, size_t n, cudaStream_t stream);
 
  private:
+  // Steps 3-5 on `digits`, the entry of each pair read by `bases`.
+  template <class Bases>
+  Point bucket_steps(const Bases& bases, const SortedDigits& digits, cudaStream_t stream);
+
   CudaMsmDigits digits_;                  // the one-shot msm()'s own decomposition
   cuda::DeviceBuffer<uint8_t> workspace_;  // steps 3-5, and the batch addition
 };
 
 extern template class CudaMsm<bls12_381::G1Curve>;
 extern template class CudaMsm<bls12_381::G2Curve>;
+extern template class CudaFixedBases<bls12_381::G1Curve>;
+extern template class CudaFixedBases<bls12_381::G2Curve>;
 
 }  // namespace zk::msm

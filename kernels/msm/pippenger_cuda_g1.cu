@@ -3,4 +3,5 @@
 
 namespace zk::msm {
 template class CudaMsm<bls12_381::G1Curve>;
+template class CudaFixedBases<bls12_381::G1Curve>;
 }  // namespace zk::msm

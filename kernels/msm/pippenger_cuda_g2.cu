@@ -3,4 +3,5 @@
 
 namespace zk::msm {
 template class CudaMsm<bls12_381::G2Curve>;
+template class CudaFixedBases<bls12_381::G2Curve>;
 }  // namespace zk::msm

@@ -9,6 +9,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include <algorithm>
+#include <bit>
 #include <vector>
 
 namespace zk::msm {
@@ -38,23 +39,32 @@ class Carver {
   size_t offset_ = 0;
 };
 
-// The sizes of an MSM of n scalars with c-bit windows.
+// The sizes of an MSM of n scalars with c-bit windows and the given digit layout.
 struct MsmShape {
   size_t n;
   int c, windows;
-  uint32_t buckets_per_window, ranges_per_window;
-  size_t buckets, max_segments;
+  int sets;          // bucket sets: one per window, or one (fixed_base)
+  size_t set_pairs;  // (bucket, entry) pairs per set, zero digits included
+  uint32_t buckets_per_set, ranges_per_set;
+  uint32_t range_sums_per_block;  // range sums each block of the reduction's first tree level adds
+  size_t buckets, pairs, chunks, max_segments;
   int fold_levels;  // fold passes until no bucket has more than one segment
 
-  MsmShape(size_t n_, int c_) : n(n_), c(c_) {
+  MsmShape(size_t n_, int c_, DigitLayout layout) : n(n_), c(c_) {
     windows = GpuMsmPolicy::windows(c);
-    buckets_per_window = 1u << (c - 1);
-    buckets = size_t(windows) * buckets_per_window;
-    ranges_per_window = std::max<uint32_t>(
-        1, std::min<uint32_t>(buckets_per_window, GpuMsmPolicy::reduction_threads / windows));
-    max_segments = (size_t(windows) * n + GpuMsmPolicy::segment_points - 1) / GpuMsmPolicy::segment_points + buckets;
+    sets = layout == DigitLayout::fixed_base ? 1 : windows;
+    pairs = size_t(windows) * n;
+    set_pairs = pairs / sets;
+    buckets_per_set = 1u << (c - 1);
+    buckets = size_t(sets) * buckets_per_set;
+    const uint32_t ranges = std::max<uint32_t>(GpuMsmPolicy::reduction_threads / sets,
+                                               buckets_per_set / GpuMsmPolicy::range_buckets);
+    ranges_per_set = std::min(buckets_per_set, std::bit_floor(std::max<uint32_t>(1, ranges)));
+    range_sums_per_block = std::min<uint32_t>(ranges_per_set, 256);
+    chunks = (pairs + GpuMsmPolicy::chunk_points - 1) / GpuMsmPolicy::chunk_points;
+    max_segments = chunks + buckets;  // a bucket's segments: the chunks it touches
     fold_levels = 0;
-    for (size_t most = (n + GpuMsmPolicy::segment_points - 1) / GpuMsmPolicy::segment_points; most > 1;
+    for (size_t most = (set_pairs + GpuMsmPolicy::chunk_points - 1) / GpuMsmPolicy::chunk_points + 1; most > 1;
          most = (most + GpuMsmPolicy::fold_factor - 1) / GpuMsmPolicy::fold_factor)
       ++fold_levels;
   }
@@ -68,25 +78,29 @@ size_t bucket_scan_temp_bytes(size_t buckets) {
 }
 
 // The device regions of steps 3-5 (the digits' regions belong to CudaMsmDigits).
-template <class Point>
+template <class Curve>
 struct BucketLayout : MsmShape {
+  using Point = ec::jacobian_t<Curve>;
   uint32_t* fold_counts;       // folded sums per bucket, then a zero
   uint32_t* fold_starts[2];    // the fold passes' bucket bounds, alternating
-  Point *segment_sums, *folded_sums, *range_sums, *window_sums;
+  ec::xyzz_t<Curve>* segment_xyzz;
+  Point *segment_sums, *folded_sums, *range_sums, *range_block_sums, *set_sums;
   void* scan_temp;
   size_t scan_temp_bytes;
   size_t bytes;
 
-  BucketLayout(size_t n_, int c_, uint8_t* base) : MsmShape(n_, c_) {
+  BucketLayout(size_t n_, int c_, DigitLayout layout, uint8_t* base) : MsmShape(n_, c_, layout) {
     scan_temp_bytes = bucket_scan_temp_bytes(buckets);
     Carver carve(base);
     fold_counts = carve.take<uint32_t>(buckets + 1);
     fold_starts[0] = carve.take<uint32_t>(buckets + 1);
     fold_starts[1] = carve.take<uint32_t>(buckets + 1);
+    segment_xyzz = carve.take<ec::xyzz_t<Curve>>(max_segments);
     segment_sums = carve.take<Point>(max_segments);
     folded_sums = carve.take<Point>(fold_levels ? max_segments : 0);
-    range_sums = carve.take<Point>(size_t(windows) * ranges_per_window);
-    window_sums = carve.take<Point>(windows);
+    range_sums = carve.take<Point>(size_t(sets) * ranges_per_set);
+    range_block_sums = carve.take<Point>(size_t(sets) * (ranges_per_set / range_sums_per_block));
+    set_sums = carve.take<Point>(sets);
     scan_temp = carve.take<uint8_t>(scan_temp_bytes);
     bytes = carve.bytes();
   }
@@ -103,29 +117,68 @@ __device__ __forceinline__ size_t bucket_of_segment(const uint32_t* starts, size
   return lo;
 }
 
-// 3. One thread per segment: its bucket by binary search over the segment starts. Registers are
-// capped so that GpuMsmPolicy::accumulate_blocks_per_sm blocks fit an SM (see there).
-template <class Curve>
-__global__ void __launch_bounds__(kThreads, GpuMsmPolicy::accumulate_blocks_per_sm) accumulate_kernel(const ec::affine_t<Curve>* bases, const uint32_t* base_index,
-                                  const uint32_t* sorted_points, size_t n, uint32_t buckets_per_window,
-                                  size_t buckets, const uint32_t* bucket_sizes,
-                                  const uint32_t* bucket_starts, const uint32_t* segment_starts,
-                                  ec::jacobian_t<Curve>* segment_sums) {
-  using Point = ec::jacobian_t<Curve>;
-  const size_t segment = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (segment >= segment_starts[buckets]) return;
-  const size_t bucket = bucket_of_segment(segment_starts, buckets, segment);
-  const size_t window = bucket / buckets_per_window;
-  const size_t bucket_begin = window * n + bucket_starts[bucket] - bucket_starts[window * buckets_per_window];
-  const size_t begin = bucket_begin + (segment - segment_starts[bucket]) * GpuMsmPolicy::segment_points;
-  const size_t end = min(begin + GpuMsmPolicy::segment_points, bucket_begin + bucket_sizes[bucket]);
-  ec::xyzz_t<Curve> acc = ec::xyzz_t<Curve>::infinity();
-  for (size_t p = begin; p < end; ++p) {
-    const uint32_t entry = sorted_points[p], i = entry & ~kSignBit;
-    const ec::affine_t<Curve> base = bases[base_index ? base_index[i] : i];
-    acc += (entry & kSignBit) ? -base : base;
+// The first bucket whose pairs end after `position` (buckets when none does).
+__device__ __forceinline__ size_t first_bucket_ending_after(const uint64_t* ends, size_t buckets, uint64_t position) {
+  size_t lo = 0, hi = buckets;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (ends[mid] > position) hi = mid;
+    else lo = mid + 1;
   }
-  segment_sums[segment] = acc.to_jacobian();
+  return lo;
+}
+
+// 3. One thread per chunk of chunk_points sorted pairs (the windows' lists end to end): it adds
+// its pairs bucket by bucket and, where a bucket's run in the chunk ends, stores the run's sum as
+// that bucket's segment (a bucket's segments are the chunks it touches, in order). One flat loop
+// over the chunk keeps a warp's threads in step whatever their buckets' bounds; a run's end costs a
+// store of the XYZZ sum (segment_xyzz_to_jacobian_kernel converts them after, in step). Registers
+// are capped so that GpuMsmPolicy::accumulate_blocks_per_sm blocks fit an SM (see there).
+template <class Curve, class Bases>
+__global__ void __launch_bounds__(kThreads, GpuMsmPolicy::accumulate_blocks_per_sm)
+    accumulate_kernel(Bases bases, const uint32_t* sorted_points,
+                      size_t pairs, size_t buckets, const uint32_t* bucket_sizes, const uint64_t* bucket_ends,
+                      const uint32_t* segment_starts, ec::xyzz_t<Curve>* segment_xyzz) {
+  constexpr uint64_t chunk_points = GpuMsmPolicy::chunk_points;
+  const uint64_t begin = (blockIdx.x * uint64_t(blockDim.x) + threadIdx.x) * chunk_points;
+  if (begin >= pairs) return;
+  const uint64_t end = min(begin + chunk_points, uint64_t(pairs));
+  size_t bucket = first_bucket_ending_after(bucket_ends, buckets, begin);
+  uint64_t bucket_begin = ~uint64_t{0}, bucket_end = ~uint64_t{0};
+  auto enter = [&] {  // the first non-empty bucket from `bucket` on, if any
+    while (bucket < buckets && bucket_sizes[bucket] == 0) ++bucket;
+    if (bucket < buckets) bucket_end = bucket_ends[bucket], bucket_begin = bucket_end - bucket_sizes[bucket];
+    else bucket_begin = bucket_end = ~uint64_t{0};
+  };
+  enter();
+  uint64_t run_begin = max(begin, bucket_begin);
+  ec::xyzz_t<Curve> acc = ec::xyzz_t<Curve>::infinity();
+  for (uint64_t p = begin; p < end; ++p) {
+    const bool in_bucket = p >= bucket_begin;
+    if (in_bucket) {
+      const uint32_t entry = sorted_points[p];
+      const ec::affine_t<Curve> base = bases(entry & ~kSignBit);
+      acc += (entry & kSignBit) ? -base : base;
+    }
+    const uint64_t next = p + 1;
+    if (in_bucket && (next == bucket_end || next == end)) {
+      segment_xyzz[segment_starts[bucket] + run_begin / chunk_points - bucket_begin / chunk_points] = acc;
+      acc = ec::xyzz_t<Curve>::infinity();
+      if (next == bucket_end) {
+        ++bucket;
+        enter();
+        run_begin = max(next, bucket_begin);
+      }
+    }
+  }
+}
+
+// 3a. The segment sums as Jacobian points, one thread each.
+template <class Curve>
+__global__ void segment_xyzz_to_jacobian_kernel(const ec::xyzz_t<Curve>* segment_xyzz, const uint32_t* segment_count,
+                                                ec::jacobian_t<Curve>* segment_sums) {
+  const size_t s = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (s < *segment_count) segment_sums[s] = segment_xyzz[s].to_jacobian();
 }
 
 // 3b. Folding: a bucket's segment sums, in groups of fold_factor, become one sum each; repeated
@@ -151,21 +204,20 @@ __global__ void fold_sums_kernel(const ec::jacobian_t<Curve>* sums, const uint32
   folded_sums[segment] = acc;
 }
 
-// 4a. One thread per range of buckets [lo, hi) of a window: bucket b (0-based) weighs b + 1.
+// 4a. One thread per range of buckets [lo, hi) of a bucket set: bucket b (0-based) weighs b + 1.
 template <class Curve>
-__global__ void reduce_ranges_kernel(const ec::jacobian_t<Curve>* segment_sums,
-                                     const uint32_t* segment_starts, int windows,
-                                     uint32_t buckets_per_window, uint32_t ranges_per_window,
+__global__ void reduce_ranges_kernel(const ec::jacobian_t<Curve>* segment_sums, const uint32_t* segment_starts,
+                                     int sets, uint32_t buckets_per_set, uint32_t ranges_per_set,
                                      ec::jacobian_t<Curve>* range_sums) {
   using Point = ec::jacobian_t<Curve>;
   const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (t >= size_t(windows) * ranges_per_window) return;
-  const size_t w = t / ranges_per_window, r = t % ranges_per_window;
-  const uint64_t lo = r * buckets_per_window / ranges_per_window;
-  const uint64_t hi = (r + 1) * buckets_per_window / ranges_per_window;
+  if (t >= size_t(sets) * ranges_per_set) return;
+  const size_t set = t / ranges_per_set, r = t % ranges_per_set;
+  const uint64_t lo = r * buckets_per_set / ranges_per_set;
+  const uint64_t hi = (r + 1) * buckets_per_set / ranges_per_set;
   Point running = Point::infinity(), weighted = Point::infinity();
   for (uint64_t b = hi; b-- > lo;) {
-    const size_t bucket = w * buckets_per_window + b;
+    const size_t bucket = set * buckets_per_set + b;
     for (uint32_t s = segment_starts[bucket]; s < segment_starts[bucket + 1]; ++s)
       running = running + segment_sums[s];
     weighted = weighted + running;
@@ -191,11 +243,24 @@ __global__ void sum_segments_kernel(Source source, size_t count, size_t length, 
   if (threadIdx.x == 0) out[blockIdx.x] = partial[0];
 }
 
+// The bases of an MSM's pairs (per_window: entry i) and of a batch addition.
 template <class Curve>
 struct SelectedBases {
   const ec::affine_t<Curve>* bases;
   const uint32_t* index;
   __device__ ec::affine_t<Curve> operator()(size_t i) const { return bases[index ? index[i] : i]; }
+};
+// The bases of a fixed-base MSM's pairs: entry w * n + i is row w of the table at base i.
+template <class Curve>
+struct FixedBaseRows {
+  const ec::affine_t<Curve>* table;
+  size_t table_n;
+  const uint32_t* index;
+  uint32_t n;
+  __device__ ec::affine_t<Curve> operator()(uint32_t entry) const {
+    const uint32_t w = entry / n, i = entry - w * n;
+    return table[w * table_n + (index ? index[i] : i)];
+  }
 };
 template <class Curve>
 struct PointArray {
@@ -216,18 +281,88 @@ size_t sum_blocks(size_t n) {
   return std::max<size_t>(1, std::min(target, blocks_for(n, 8 * kSumThreads)));
 }
 
-int resolve_window_bits(size_t n, int window_bits) {
-  int c = window_bits ? window_bits : GpuMsmPolicy::window_bits(n);
+int resolve_window_bits(size_t n, int window_bits, DigitLayout layout = DigitLayout::per_window) {
+  const int c = window_bits                           ? window_bits
+                : layout == DigitLayout::fixed_base ? GpuMsmPolicy::fixed_base_window_bits(n)
+                                                    : GpuMsmPolicy::window_bits(n);
   if (c < 2 || c > 24) throw cuda::CudaError("GPU MSM: window bits must be in [2, 24]");
   return c;
+}
+
+// A fixed-base table's row w from row w - 1: each point doubled c times (Jacobian, into `row`).
+template <class Curve>
+__global__ void double_row_kernel(const ec::affine_t<Curve>* previous, size_t n, int c, ec::jacobian_t<Curve>* row) {
+  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  ec::jacobian_t<Curve> p = ec::jacobian_t<Curve>::from_affine(previous[i]);
+  for (int b = 0; b < c; ++b) p = p.dbl();
+  row[i] = p;
+}
+
+// Jacobian points to affine, kToAffineRun consecutive points a thread sharing one inversion
+// (Montgomery's trick; the running products kept in the outputs' x until the way back).
+constexpr size_t kToAffineRun = 32;
+template <class Curve>
+__global__ void to_affine_kernel(const ec::jacobian_t<Curve>* points, size_t n, ec::affine_t<Curve>* out) {
+  using Field = typename Curve::field;
+  const size_t begin = (blockIdx.x * size_t(blockDim.x) + threadIdx.x) * kToAffineRun;
+  if (begin >= n) return;
+  const size_t end = min(begin + kToAffineRun, n);
+  Field product = Field::one();
+  for (size_t k = begin; k < end; ++k) {
+    out[k].x = product;
+    if (!points[k].is_infinity()) product = product * points[k].Z;
+  }
+  Field inverse = product.inverse();  // of the product of every finite point's Z
+  for (size_t k = end; k-- > begin;) {
+    const ec::jacobian_t<Curve>& p = points[k];
+    if (p.is_infinity()) {
+      out[k] = ec::affine_t<Curve>::infinity();
+      continue;
+    }
+    const Field zi = inverse * out[k].x, zi2 = zi.sqr();
+    inverse = inverse * p.Z;
+    out[k] = {p.X * zi2, p.Y * zi2 * zi};
+  }
 }
 
 }  // namespace
 
 template <class Curve>
+size_t CudaFixedBases<Curve>::table_bytes(size_t n, int window_bits) {
+  return size_t(GpuMsmPolicy::windows(resolve_window_bits(n, window_bits, DigitLayout::fixed_base))) * n *
+         sizeof(Affine);
+}
+
+template <class Curve>
+size_t CudaFixedBases<Curve>::build_bytes(size_t n) {
+  return n * sizeof(ec::jacobian_t<Curve>);
+}
+
+template <class Curve>
+void CudaFixedBases<Curve>::build(const Affine* d_bases, size_t n, cudaStream_t stream, int window_bits) {
+  const int c = resolve_window_bits(n, window_bits, DigitLayout::fixed_base);
+  const int windows = GpuMsmPolicy::windows(c);
+  if (size_t(windows) * n >= kSignBit) throw cuda::CudaError("GPU MSM: a fixed-base table of at most 2^31 - 1 points");
+  table_.reserve(size_t(windows) * n);
+  n_ = n, window_bits_ = c;
+  if (n == 0) return;
+  cuda::DeviceBuffer<ec::jacobian_t<Curve>> row(n);
+  CUDA_OK(cudaMemcpyAsync(table_.get(), d_bases, n * sizeof(Affine), cudaMemcpyDeviceToDevice, stream));
+  for (int w = 1; w < windows; ++w) {
+    double_row_kernel<Curve><<<blocks_for(n, kThreads), kThreads, 0, stream>>>(table_.get() + (w - 1) * n, n, c, row.get());
+    CUDA_LAUNCH_OK();
+    to_affine_kernel<Curve><<<blocks_for(blocks_for(n, kToAffineRun), 128), 128, 0, stream>>>(row.get(), n,
+                                                                                             table_.get() + w * n);
+    CUDA_LAUNCH_OK();
+  }
+  CUDA_OK(cudaStreamSynchronize(stream));  // before `row` is freed
+}
+
+template <class Curve>
 size_t CudaMsm<Curve>::workspace_bytes(size_t n, int window_bits) {
   const int c = resolve_window_bits(n, window_bits);
-  return CudaMsmDigits::workspace_bytes(n, c) + BucketLayout<Point>(n, c, nullptr).bytes;
+  return CudaMsmDigits::workspace_bytes(n, c) + BucketLayout<Curve>(n, c, DigitLayout::per_window, nullptr).bytes;
 }
 
 template <class Curve>
@@ -247,15 +382,45 @@ typename CudaMsm<Curve>::Point CudaMsm<Curve>::msm(const Affine* d_bases, const 
 template <class Curve>
 typename CudaMsm<Curve>::Point CudaMsm<Curve>::msm(const Affine* d_bases, const uint32_t* d_base_index,
                                                    const SortedDigits& digits, cudaStream_t stream) {
+  if (digits.layout != DigitLayout::per_window) throw cuda::CudaError("GPU MSM: fixed-base digits need a fixed-base table");
+  return bucket_steps(SelectedBases<Curve>{d_bases, d_base_index}, digits, stream);
+}
+
+template <class Curve>
+typename CudaMsm<Curve>::Point CudaMsm<Curve>::msm(const CudaFixedBases<Curve>& table, const uint32_t* d_base_index,
+                                                   const Fr* d_scalars, size_t n, cudaStream_t stream) {
+  if (n == 0) return Point::infinity();
+  digits_.compute(d_scalars, n, stream, table.window_bits(), DigitLayout::fixed_base);
+  return msm(table, d_base_index, digits_.sorted(), stream);
+}
+
+template <class Curve>
+typename CudaMsm<Curve>::Point CudaMsm<Curve>::msm(const CudaFixedBases<Curve>& table, const uint32_t* d_base_index,
+                                                   const SortedDigits& digits, cudaStream_t stream) {
+  if (digits.layout != DigitLayout::fixed_base || digits.window_bits != table.window_bits())
+    throw cuda::CudaError("GPU MSM: a fixed-base table needs fixed-base digits at its window");
+  if (!d_base_index && digits.n > table.n())
+    throw cuda::CudaError("GPU MSM: more scalars than the fixed-base table has bases");
+  return bucket_steps(FixedBaseRows<Curve>{table.table(), table.n(), d_base_index, static_cast<uint32_t>(digits.n)},
+                      digits, stream);
+}
+
+template <class Curve>
+template <class Bases>
+typename CudaMsm<Curve>::Point CudaMsm<Curve>::bucket_steps(const Bases& bases, const SortedDigits& digits,
+                                                            cudaStream_t stream) {
   const size_t n = digits.n;
   if (n == 0) return Point::infinity();
   const int c = digits.window_bits;
-  workspace_.reserve(BucketLayout<Point>(n, c, nullptr).bytes);
-  BucketLayout<Point> L(n, c, workspace_.get());
+  workspace_.reserve(BucketLayout<Curve>(n, c, digits.layout, nullptr).bytes);
+  BucketLayout<Curve> L(n, c, digits.layout, workspace_.get());
 
-  accumulate_kernel<Curve><<<blocks_for(L.max_segments, kThreads), kThreads, 0, stream>>>(
-      d_bases, d_base_index, digits.sorted_points, n, L.buckets_per_window, L.buckets, digits.bucket_sizes,
-      digits.bucket_starts, digits.segment_starts, L.segment_sums);
+  accumulate_kernel<Curve><<<blocks_for(L.chunks, kThreads), kThreads, 0, stream>>>(
+      bases, digits.sorted_points, L.pairs, L.buckets, digits.bucket_sizes, digits.bucket_ends, digits.segment_starts,
+      L.segment_xyzz);
+  CUDA_LAUNCH_OK();
+  segment_xyzz_to_jacobian_kernel<Curve><<<blocks_for(L.max_segments, kThreads), kThreads, 0, stream>>>(
+      L.segment_xyzz, digits.segment_starts + L.buckets, L.segment_sums);
   CUDA_LAUNCH_OK();
   Point *sums = L.segment_sums, *folded_sums = L.folded_sums;
   const uint32_t* starts = digits.segment_starts;
@@ -274,21 +439,27 @@ typename CudaMsm<Curve>::Point CudaMsm<Curve>::msm(const Affine* d_bases, const 
     std::swap(sums, folded_sums);
     starts = folded_starts;
   }
-  const size_t range_threads = size_t(L.windows) * L.ranges_per_window;
+  const size_t range_threads = size_t(L.sets) * L.ranges_per_set;
   reduce_ranges_kernel<Curve><<<blocks_for(range_threads, 128), 128, 0, stream>>>(
-      sums, starts, L.windows, L.buckets_per_window, L.ranges_per_window, L.range_sums);
+      sums, starts, L.sets, L.buckets_per_set, L.ranges_per_set, L.range_sums);
   CUDA_LAUNCH_OK();
-  sum_segments_kernel<Curve><<<L.windows, kSumThreads, 0, stream>>>(PointArray<Curve>{L.range_sums}, range_threads,
-                                                                    L.ranges_per_window, L.window_sums);
+  // The range sums of each set by a tree: blocks of range_sums_per_block, then a block per set.
+  const size_t block_sums = range_threads / L.range_sums_per_block;
+  sum_segments_kernel<Curve><<<block_sums, kSumThreads, 0, stream>>>(PointArray<Curve>{L.range_sums}, range_threads,
+                                                                     L.range_sums_per_block, L.range_block_sums);
+  CUDA_LAUNCH_OK();
+  sum_segments_kernel<Curve><<<L.sets, kSumThreads, 0, stream>>>(PointArray<Curve>{L.range_block_sums}, block_sums,
+                                                                 block_sums / L.sets, L.set_sums);
   CUDA_LAUNCH_OK();
 
-  std::vector<Point> window_sums(L.windows);
-  CUDA_OK(cudaMemcpyAsync(window_sums.data(), L.window_sums, L.windows * sizeof(Point), cudaMemcpyDeviceToHost, stream));
+  // The sets' sums meet by doubling (Horner), set w weighing 2^(c w); a fixed-base MSM has one.
+  std::vector<Point> set_sums(L.sets);
+  CUDA_OK(cudaMemcpyAsync(set_sums.data(), L.set_sums, L.sets * sizeof(Point), cudaMemcpyDeviceToHost, stream));
   CUDA_OK(cudaStreamSynchronize(stream));
   Point result = Point::infinity();
-  for (int w = L.windows; w-- > 0;) {
+  for (int w = L.sets; w-- > 0;) {
     for (int b = 0; b < c; ++b) result = result.dbl();
-    result += window_sums[w];
+    result += set_sums[w];
   }
   return result;
 }
