@@ -202,7 +202,7 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
                                            path.string(), sidecar_path.string()));
     const trace::Sidecar sidecar = trace::read_sidecar(sidecar_path);
     const auto staging = policy::parse_staging(sidecar.settings.value("staging", std::string()));
-    const double link_gbps = sidecar.machine.value("pcie_h2d_gbps", 0.0);
+    const double link_gbps = sidecar.machine.pcie_h2d_gbps.value_or(0.0);
     if (!staging || link_gbps <= 0)
       throw std::runtime_error(fmt::format("{}: needs settings.staging (pinned|pageable) and machine.pcie_h2d_gbps",
                                            sidecar_path.string()));
@@ -222,7 +222,7 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
         synth_extra_threads.push_back(mean_synthesizing(synth_spans, span.start_s, span.end_s) - 1);
         synth_s_per_mconstraint.push_back(span.duration_s() / (double(span.items) / 1e6));
         synth_inverse_cores.push_back(mean_inverse_cores(synth_spans, span, core_share,
-                                                         sidecar.machine.value("cores", std::uint32_t{1}),
+                                                         sidecar.machine.cores.value_or(1),
                                                          sidecar.settings.value("synthesis_threads", std::uint32_t{1})));
       } else if (span.phase == trace::Phase::h2d && span.items > 0 && span.bytes > 0 && span.duration_s() > 0) {
         // a/b/c copies only: a span without items carries key points or witness scalars

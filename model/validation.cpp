@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -33,12 +35,18 @@ std::string safe_name(const std::string& name) {
   return safe;
 }
 
-const nlohmann::json& required(const nlohmann::json& table, const char* key, const MeasuredRun& run,
-                               const char* section) {
-  if (!table.contains(key))
-    throw std::runtime_error(fmt::format("{}: the sidecar has no {}.{}: the model needs it to predict the run",
-                                         trace::sidecar_path_for(run.trace).string(), section, key));
-  return table.at(key);
+// Throws, naming the sidecar and the key (machine.cores), where the run's sidecar lacks a fact
+// that the model needs to predict it.
+void require(bool present, std::string_view key, const MeasuredRun& run) {
+  if (!present)
+    throw std::runtime_error(fmt::format("{}: the sidecar has no {}: the model needs it to predict the run",
+                                         trace::sidecar_path_for(run.trace).string(), key));
+}
+
+template <typename T>
+T required(const std::optional<T>& fact, std::string_view key, const MeasuredRun& run) {
+  require(fact.has_value(), key, run);
+  return *fact;
 }
 
 // The median; the mean of the middle two for an even count.
@@ -63,8 +71,8 @@ std::vector<MeasuredRun> find_measured_runs(const fs::path& folder) {
     run.sidecar = trace::read_sidecar(sidecar);
     if (run.sidecar.source != trace::Source::measured) continue;
     run.stage_alone = run.sidecar.settings.value("stage_alone", std::string("none")) != "none";
-    run.workload = fmt::format("{}-{}", run.sidecar.scenario.value("job", std::string("workload")),
-                               run.sidecar.scenario.value("constraints_per_partition", std::uint64_t(0)));
+    const trace::JobFacts& job = run.sidecar.scenario;
+    run.workload = fmt::format("{}-{}", job.job, job.constraints_per_partition.value_or(0));
     runs.push_back(std::move(run));
   }
   std::ranges::sort(runs, {}, &MeasuredRun::name);
@@ -100,32 +108,32 @@ ValidationSplit split_runs(const std::vector<MeasuredRun>& runs, const std::vect
 
 std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::path>& calibration_files) {
   const nlohmann::json& settings = run.sidecar.settings;
-  const nlohmann::json& machine = run.sidecar.machine;
-  const nlohmann::json& job = run.sidecar.scenario;
-  const auto shape = measured_shape(trace::read_csv_file(run.trace), job.value("variables", std::uint64_t{0}));
+  const trace::MachineFacts& machine = run.sidecar.machine;
+  const trace::JobFacts& job = run.sidecar.scenario;
+  const auto shape = measured_shape(trace::read_csv_file(run.trace), job.variables.value_or(0));
   if (!shape)
     throw std::runtime_error(fmt::format("{}: no GPU attempt with msm_a and a partition size: nothing to predict",
                                          run.trace.string()));
   for (const char* key : {"staging", "synthesis_threads", "partitions_in_flight", "host_budget_bytes", "workers_per_gpu"})
-    required(settings, key, run, "settings");
+    require(settings.contains(key), fmt::format("settings.{}", key), run);
   // Runs traced before a setting existed read as its default (one pool per host, the key on the device).
   const auto policy = settings.get<policy::JobSettings>();
-  const double abc_bytes = required(job, "partition_abc_bytes", run, "scenario").get<double>();
+  const double abc_bytes = double(required(job.partition_abc_bytes, "scenario.partition_abc_bytes", run));
   constexpr double mib = double(1 << 20), gib = double(1ull << 30);
 
   toml::array includes;
   for (const fs::path& file : calibration_files) includes.push_back(file.string());
-  toml::table hardware{{"cores", required(machine, "cores", run, "machine").get<std::int64_t>()},
-                       {"pcie_h2d_gbps", required(machine, "pcie_h2d_gbps", run, "machine").get<double>()},
+  toml::table hardware{{"cores", std::int64_t(required(machine.cores, "machine.cores", run))},
+                       {"pcie_h2d_gbps", required(machine.pcie_h2d_gbps, "machine.pcie_h2d_gbps", run)},
                        {"gpus", settings.value("gpus", std::int64_t{1})}};
   toml::table workload{
-      {"partitions", required(job, "partitions", run, "scenario").get<std::int64_t>()},
+      {"partitions", std::int64_t(job.partitions)},
       {"constraints_per_partition", std::int64_t(shape->constraints)},
       {"bytes_per_constraint", std::max<std::int64_t>(1, std::llround(abc_bytes / double(shape->constraints)))},
       {"zero_scalar_share", shape->zero_scalar_share},
       {"one_scalar_share", shape->one_scalar_share},
       {"variables", std::int64_t(shape->variables)},
-      {"public_inputs", job.value("public_inputs", std::int64_t{0})},
+      {"public_inputs", std::int64_t(job.public_inputs.value_or(0))},
       {"witness_upload_mib", double(shape->witness_upload_bytes) / mib}};
   // What the backend held on a device (runs traced since the device-memory plan) ...
   if (settings.contains("device_footprint")) {
@@ -136,10 +144,10 @@ std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::
     workload.insert("device_streaming_mib", double(footprint.streaming_bytes) / mib);
   }
   // ... and what its host budget held beside the a/b/c (runs that state their workers' bytes).
-  if (job.contains("worker_host_bytes")) {
-    workload.insert("host_witness_mib", job.value("partition_witness_bytes", 0.0) / mib);
-    workload.insert("host_key_mib", job.value("proving_key_bytes", 0.0) / mib);
-    workload.insert("host_worker_mib", job.at("worker_host_bytes").get<double>() / mib);
+  if (job.worker_host_bytes) {
+    workload.insert("host_witness_mib", double(job.partition_witness_bytes.value_or(0)) / mib);
+    workload.insert("host_key_mib", double(job.proving_key_bytes.value_or(0)) / mib);
+    workload.insert("host_worker_mib", double(*job.worker_host_bytes) / mib);
   }
   toml::table knobs{
       {"synthesis_threads", std::int64_t(policy.synthesis_threads)},

@@ -447,33 +447,33 @@ void write_trace_files(const std::filesystem::path& dir, const Job& job, const J
   trace::write_csv_file(csv, report.trace);
   trace::Sidecar sidecar;
   sidecar.source = trace::Source::measured;
-  sidecar.scenario = {{"job", job.name},
-                      {"partitions", job.partitions},
-                      {"constraints_per_partition", job.pk->num_constraints},
-                      {"lg_domain", job.pk->lg_domain},
-                      {"public_inputs", job.pk->num_public},
-                      {"variables", job.pk->num_vars},
-                      {"partition_abc_bytes", job.abc_bytes()},
-                      {"partition_witness_bytes", job.witness_bytes()},
-                      {"proving_key_bytes", job.pk->bytes()},
-                      {"worker_host_bytes", worker_host_bytes(job_sizes(job), report.settings.backend,
-                                                              report.settings.staging.value_or(Staging::pageable))}};
+  sidecar.scenario = {.job = job.name,
+                      .partitions = job.partitions,
+                      .constraints_per_partition = job.pk->num_constraints,
+                      .lg_domain = job.pk->lg_domain,
+                      .public_inputs = job.pk->num_public,
+                      .variables = job.pk->num_vars,
+                      .partition_abc_bytes = job.abc_bytes(),
+                      .partition_witness_bytes = job.witness_bytes(),
+                      .proving_key_bytes = job.pk->bytes(),
+                      .worker_host_bytes = worker_host_bytes(job_sizes(job), report.settings.backend,
+                                                             report.settings.staging.value_or(Staging::pageable))};
   sidecar.settings = to_json(report.settings);
   sidecar.settings["staging_requested"] = sidecar.settings["staging"];
   sidecar.settings["staging"] = report.staging_memory;  // what calibration fits: the copies' path
   sidecar.settings["synthesis_core_share"] = "synthesizing";  // the cores split between the syntheses running
   sidecar.settings["device_footprint"] = report.device_footprint;
   sidecar.settings["device_bytes_planned"] = report.device_bytes_planned;
-  sidecar.machine = {{"cores", report.machine.cores},
-                     {"available_memory_bytes", report.machine.available_memory_bytes},
-                     {"cuda_devices", report.machine.cuda_devices},
-                     {"idle_h2d_gbps", report.idle_h2d_gbps},
-                     {"idle_h2d_from", report.idle_h2d_from}};
+  sidecar.machine = {.cores = report.machine.cores,
+                     .available_memory_bytes = report.machine.available_memory_bytes,
+                     .cuda_devices = uint32_t(report.machine.cuda_devices),
+                     .idle_h2d_gbps = report.idle_h2d_gbps,
+                     .idle_h2d_from = report.idle_h2d_from};
   // The link rate, which calibration subtracts from every copy: the idle copy from pinned memory,
   // or a backend's own copy where no link stages it (cpu, fake). A CUDA run that could pin nothing
   // measured the pageable path only, and names no link.
   if (report.idle_h2d_from == "pinned" || !uses_cuda(report.settings.backend))
-    sidecar.machine["pcie_h2d_gbps"] = report.idle_h2d_gbps;
+    sidecar.machine.pcie_h2d_gbps = report.idle_h2d_gbps;
   sidecar.settings["outcome"] = {{"proved", report.proved},
                                  {"failed", report.failed.size()},
                                  {"failed_attempts", report.failed_attempts},

@@ -398,7 +398,7 @@ TEST(Engine, TraceFilesCarryWhatCalibrationReads) {
   const trace::Sidecar sidecar = trace::read_sidecar(trace::sidecar_path_for(dir / "trace.csv"));
   EXPECT_EQ(sidecar.source, trace::Source::measured);
   EXPECT_EQ(sidecar.settings.value("staging", ""), outcome.report.staging_memory);
-  EXPECT_GT(sidecar.machine.value("pcie_h2d_gbps", 0.0), 0.0);
+  EXPECT_GT(sidecar.machine.pcie_h2d_gbps.value_or(0.0), 0.0);
   EXPECT_TRUE(std::filesystem::exists(dir / "trace.perfetto.json"));
   std::filesystem::remove_all(dir);
 }
