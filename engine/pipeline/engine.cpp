@@ -379,8 +379,8 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
       workers.push_back(std::move(worker));
     }
   // What the policy admits partitions against: the budget less what was just reserved.
-  const policy::PolicySettings admission = policy::policy_settings(settings, job_shape(sizes, settings.backend), settings.gpus);
-  report.partition_budget_bytes = admission.host_budget_bytes;
+  const policy::PolicySettings& admission = report.admission =
+      policy::policy_settings(settings, job_shape(sizes, settings.backend), settings.gpus);
 
   // SRS in page-locked host memory, for kernels that read it per call (pinned-host residency).
   std::vector<std::unique_ptr<HostRegistration>> key_registrations;
@@ -396,7 +396,7 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
   std::optional<PinnedPool> pool;
   report.staging_memory = "pageable";
   if (*settings.staging == Staging::pinned) {
-    const uint32_t pools = pinned_pools(settings);
+    const uint32_t pools = admission.pools();
     pool.emplace(pools * settings.pool_slabs, job.abc_bytes(), budget, faults && faults->pinned_allocation_fails(), pools);
     report.pool_allocation_s = pool->allocation_seconds();
     switch (pool->memory()) {
@@ -516,11 +516,11 @@ trace::RunExpectations trace_expectations(const JobReport& report) {
   expected.partitions = report.partitions;
   expected.proved = report.proved;
   expected.failed = uint32_t(report.failed.size());
-  expected.host_budget_bytes = report.partition_budget_bytes;
-  expected.partitions_in_flight_max = report.settings.partitions_in_flight;
+  expected.host_budget_bytes = report.admission.host_budget_bytes;
+  expected.partitions_in_flight_max = report.admission.partitions_in_flight_max;
   if (report.settings.staging == Staging::pinned) {
-    expected.pool_slabs = report.settings.pool_slabs;
-    expected.pools = pinned_pools(report.settings);
+    expected.pool_slabs = report.admission.pool_slabs;
+    expected.pools = report.admission.pools();
   }
   expected.proofs_may_be_rejected = true;
   return expected;

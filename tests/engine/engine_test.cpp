@@ -151,7 +151,7 @@ TEST(Engine, ATightBudgetMakesSynthesisWaitButIsNeverExceeded) {
   // What the key and the workers' buffers hold, as the engine reserves it (a run with room to
   // spare says: budget - partition budget), plus two partitions in flight.
   const JobReport roomy = run_fake_job(1, settings).report;
-  settings.host_budget_bytes = roomy.settings.host_budget_bytes - roomy.partition_budget_bytes + 2 * partition_bytes();
+  settings.host_budget_bytes = roomy.settings.host_budget_bytes - roomy.admission.host_budget_bytes + 2 * partition_bytes();
   FakeJobOutcome outcome = run_fake_job(8, settings);
   EXPECT_JOB_KEEPS_ITS_PROMISES(outcome);
   EXPECT_EQ(outcome.report.proved, 8u);
