@@ -360,17 +360,19 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
   std::unique_ptr<groth16::ProverBackend> first_backend = make_worker_backend(settings, 0, 0, faults ? &*faults : nullptr);
   fit_devices(settings, requested, sizes, report, *first_backend, *job.pk, options);
 
+  // The key and every worker's buffers, held all job long; the policy admits partitions against the
+  // rest of the budget. Both sizes are the policy's fixed_host_bytes.
   MemoryBudget budget(settings.host_budget_bytes);
-  auto key_reservation = budget.reserve(job.pk->bytes(), "the proving key");
+  const policy::JobShape shape = job_shape(sizes, settings.backend);
+  const auto fixed_reservation =
+      budget.reserve(policy::fixed_host_bytes(settings, shape, settings.gpus), "the proving key and the workers' buffers");
+  const policy::PolicySettings& admission = report.admission = policy::policy_settings(settings, shape, settings.gpus);
   std::vector<Worker> workers;
-  std::vector<MemoryBudget::Reservation> worker_reservations;
   const groth16::WitnessHostMemory witness_from =
       *settings.staging == Staging::pinned ? groth16::WitnessHostMemory::pinned : groth16::WitnessHostMemory::pageable;
   for (uint32_t gpu = 0; gpu < settings.gpus; ++gpu)
     for (uint32_t index = 0; index < settings.workers_per_gpu; ++index) {
       const policy::WorkerId id = gpu * settings.workers_per_gpu + index;
-      worker_reservations.push_back(budget.reserve(worker_host_bytes(sizes, settings.backend, *settings.staging),
-                                                   fmt::format("worker {}'s buffers", id)));
       if (uses_cuda(settings.backend)) use_cuda_device(int(gpu));
       Worker worker{id == 0 ? std::move(first_backend) : make_worker_backend(settings, id, gpu, faults ? &*faults : nullptr)};
       worker.injecting = dynamic_cast<FaultInjectingBackend*>(worker.backend.get());
@@ -378,9 +380,6 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
       worker.backend->reserve_witness_staging(*job.pk, witness_from);
       workers.push_back(std::move(worker));
     }
-  // What the policy admits partitions against: the budget less what was just reserved.
-  const policy::PolicySettings& admission = report.admission =
-      policy::policy_settings(settings, job_shape(sizes, settings.backend), settings.gpus);
 
   // SRS in page-locked host memory, for kernels that read it per call (pinned-host residency).
   std::vector<std::unique_ptr<HostRegistration>> key_registrations;
