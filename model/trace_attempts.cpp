@@ -124,16 +124,22 @@ std::vector<double> witness_split_s(const trace::Trace& spans) {
 
 namespace {
 
-// The witness upload of the attempt whose first kernel is `first_kernel`: its partition's last copy
-// without items that ends before that kernel starts (a streamed key's chunks, itemless too, cross
-// the link inside the kernels); null in version 1 traces, whose MSMs uploaded their own scalars.
-const trace::Span* witness_upload_before(const trace::Trace& spans, const trace::Span& first_kernel) {
-  const trace::Span* upload = nullptr;
+// Per partition, its copies without items, in trace order: its witness uploads and, where the key
+// streams, the key's chunks.
+std::map<PartitionKey, std::vector<const trace::Span*>> itemless_copies_by_partition(const trace::Trace& spans) {
+  std::map<PartitionKey, std::vector<const trace::Span*>> copies;
   for (const trace::Span& span : spans)
-    if (span.phase == Phase::h2d && span.items == 0 && span.bytes > 0 && span.run == first_kernel.run &&
-        span.partition == first_kernel.partition && span.end_s <= first_kernel.start_s &&
-        (!upload || span.end_s > upload->end_s))
-      upload = &span;
+    if (span.phase == Phase::h2d && span.items == 0 && span.bytes > 0) copies[{span.run, span.partition}].push_back(&span);
+  return copies;
+}
+
+// The witness upload of the attempt whose first kernel is `first_kernel`, among its partition's
+// itemless copies: the last that ends before that kernel starts (a streamed key's chunks cross the
+// link inside the kernels); null in version 1 traces, whose MSMs uploaded their own scalars.
+const trace::Span* witness_upload_before(const std::vector<const trace::Span*>& copies, const trace::Span& first_kernel) {
+  const trace::Span* upload = nullptr;
+  for (const trace::Span* copy : copies)
+    if (copy->end_s <= first_kernel.start_s && (!upload || copy->end_s > upload->end_s)) upload = copy;
   return upload;
 }
 
@@ -141,11 +147,13 @@ const trace::Span* witness_upload_before(const trace::Trace& spans, const trace:
 
 std::optional<WorkloadShape> measured_shape(const trace::Trace& measured, std::uint64_t variables) {
   const auto constraints = constraints_by_partition(measured);
+  auto itemless_copies = itemless_copies_by_partition(measured);
   std::vector<std::uint64_t> sizes, witness_uploads;
   std::vector<double> one_shares, zero_shares;
   for (const Attempt& attempt : gpu_attempts(measured)) {
     const trace::Span& first = measured[attempt.spans.front()];
-    if (const trace::Span* upload = witness_upload_before(measured, first)) witness_uploads.push_back(upload->bytes);
+    if (const trace::Span* upload = witness_upload_before(itemless_copies[{first.run, first.partition}], first))
+      witness_uploads.push_back(upload->bytes);
     const auto size = constraints.find({first.run, first.partition});
     if (!attempt.has_msm_a || size == constraints.end()) continue;
     const double n = double(variables > 0 ? variables : size->second);  // z's length
