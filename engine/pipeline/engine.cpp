@@ -261,13 +261,11 @@ using EnginePipeline = runtime::Pipeline<runtime::ThreadRuntime, EngineWork>;
 
 runtime::PipelineSettings pipeline_settings(const policy::PolicySettings& policy, const Settings& settings,
                                             const RunOptions& options) {
-  runtime::PipelineSettings p;
-  p.policy = policy;
-  p.synthesis_threads = settings.synthesis_threads;
-  p.synthesis_alone = settings.stage_alone == StageAlone::synthesis;
-  p.run_name = options.run_name;
-  p.source = trace::Source::measured;
-  return p;
+  return {.policy = policy,
+          .synthesis_threads = settings.synthesis_threads,
+          .synthesis_alone = settings.stage_alone == StageAlone::synthesis,
+          .run_name = options.run_name,
+          .source = trace::Source::measured};
 }
 
 // The pipeline's outcome in the report.
@@ -511,16 +509,8 @@ std::string format_report(const JobReport& report) {
 }
 
 trace::RunExpectations trace_expectations(const JobReport& report) {
-  trace::RunExpectations expected;
-  expected.partitions = report.partitions;
-  expected.proved = report.proved;
-  expected.failed = uint32_t(report.failed.size());
-  expected.host_budget_bytes = report.admission.host_budget_bytes;
-  expected.partitions_in_flight_max = report.admission.partitions_in_flight_max;
-  if (report.settings.staging == Staging::pinned) {
-    expected.pool_slabs = report.admission.pool_slabs;
-    expected.pools = report.admission.pools();
-  }
+  trace::RunExpectations expected = runtime::run_expectations(report.admission, report.proved, uint32_t(report.failed.size()),
+                                                              report.settings.staging == Staging::pinned);
   expected.proofs_may_be_rejected = true;
   return expected;
 }
