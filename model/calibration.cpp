@@ -11,6 +11,7 @@
 
 #include "sidecar_facts.hpp"
 #include "trace/sidecar.hpp"
+#include "trace/summary.hpp"
 #include "trace/trace_csv.hpp"
 #include "trace_attempts.hpp"
 
@@ -82,14 +83,9 @@ double mean_inverse_cores(const std::vector<const trace::Span*>& synth_spans, co
   return weighted / (span.end_s - span.start_s);
 }
 
-double median_of(std::vector<double> values) {
-  std::ranges::nth_element(values, values.begin() + std::ptrdiff_t(values.size() / 2));
-  return values[values.size() / 2];
-}
-
 // A constant fit (the median) reported like the polynomial fits: x is the sample's index.
 FitReport median_report(std::string name, std::string y_name, std::vector<double> y) {
-  const double median = median_of(y);
+  const double median = trace::upper_median(y);
   FitReport report{std::move(name), "sample", std::move(y_name), {median}, {}, std::move(y), {}, 0};
   double squares = 0;
   for (std::size_t i = 0; i < report.y.size(); ++i) {
@@ -318,8 +314,8 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
     fit.reports.push_back(std::move(report));
   }
   if (!h2d_points.empty()) fit.synth_memory_load_threads = 1.0;  // the H2D fits count synthesis threads
-  if (!assemble_s.empty()) fit.assemble_s = median_of(assemble_s);
-  if (!verify_s.empty()) fit.verify_s = median_of(verify_s);
+  if (!assemble_s.empty()) fit.assemble_s = trace::upper_median(assemble_s);
+  if (!verify_s.empty()) fit.verify_s = trace::upper_median(verify_s);
   if (!section_idle_s.empty()) {
     FitReport report = median_report("cpu.compute_section_host_s", "idle_s_in_kernel_window", std::move(section_idle_s));
     fit.compute_section_host_s = report.coefficients[0];

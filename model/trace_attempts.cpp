@@ -5,6 +5,8 @@
 #include <set>
 #include <utility>
 
+#include "trace/summary.hpp"
+
 namespace zkpipe::model {
 
 namespace {
@@ -55,12 +57,6 @@ std::vector<Attempt> gpu_attempts(const trace::Trace& spans) {
     }
   }
   return attempts;
-}
-
-template <typename T>
-T median_of(std::vector<T> values) {
-  std::ranges::nth_element(values, values.begin() + std::ptrdiff_t(values.size() / 2));
-  return values[values.size() / 2];
 }
 
 }  // namespace
@@ -163,9 +159,10 @@ std::optional<WorkloadShape> measured_shape(const trace::Trace& measured, std::u
     zero_shares.push_back(std::clamp(1 - double(attempt.ones + attempt.significant) / n, 0.0, 1 - ones));
   }
   if (sizes.empty()) return std::nullopt;
-  const double ones = median_of(one_shares);
-  return WorkloadShape{median_of(sizes), variables, ones, std::min(median_of(zero_shares), 1 - ones),
-                       witness_uploads.empty() ? 0 : median_of(witness_uploads)};
+  using trace::upper_median;
+  const double ones = upper_median(one_shares);
+  return WorkloadShape{upper_median(sizes), variables, ones, std::min(upper_median(zero_shares), 1 - ones),
+                       witness_uploads.empty() ? 0 : upper_median(witness_uploads)};
 }
 
 }  // namespace zkpipe::model

@@ -8,6 +8,8 @@
 #include <optional>
 #include <sstream>
 #include <string_view>
+#include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -49,11 +51,12 @@ T required(const std::optional<T>& fact, std::string_view key, const MeasuredRun
   return *fact;
 }
 
-// The median; the mean of the middle two for an even count.
-double median_of(std::vector<double> values) {
-  std::ranges::sort(values);
-  const std::size_t middle = values.size() / 2;
-  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+// The medians of `summaries`' partitions/s and GPU utilization.
+std::pair<double, double> median_rate_and_utilization(const std::vector<trace::TraceSummary>& summaries) {
+  std::vector<double> rates, utilizations;
+  for (const trace::TraceSummary& summary : summaries)
+    rates.push_back(summary.partitions_per_s), utilizations.push_back(summary.gpu_utilization);
+  return {trace::median(std::move(rates)), trace::median(std::move(utilizations))};
 }
 
 }  // namespace
@@ -220,15 +223,12 @@ ValidationResult validate(const ValidationOptions& options) {
     const std::string text = scenario_toml_for_run(run, files);
     zk::write_text_atomically(folder / "scenario.toml", text);
     scenarios.push_back(parse_scenario_text(text, (folder / "scenario.toml").string(), folder).base);
-    std::vector<double> rates, utilizations;
     for (const MeasuredRun* repeat : repeats) {
       validated.repeats.push_back(repeat->name);
       validated.measured_repeats.push_back(trace::summarize(trace::read_csv_file(repeat->trace)));
-      rates.push_back(validated.measured_repeats.back().partitions_per_s);
-      utilizations.push_back(validated.measured_repeats.back().gpu_utilization);
     }
-    validated.measured_partitions_per_s = median_of(std::move(rates));
-    validated.measured_gpu_utilization = median_of(std::move(utilizations));
+    std::tie(validated.measured_partitions_per_s, validated.measured_gpu_utilization) =
+        median_rate_and_utilization(validated.measured_repeats);
     result.runs.push_back(std::move(validated));
   }
 
@@ -242,7 +242,6 @@ ValidationResult validate(const ValidationOptions& options) {
       std::max<std::size_t>(1, options.parallel));
   for (std::size_t point = 0; point < scenarios.size(); ++point) {
     ValidatedRun& run = result.runs[point];
-    std::vector<double> rates, utilizations;
     for (std::size_t seed = 0; seed < seeds; ++seed) {
       const SimulationResult simulated =
           deserialize_result(fmt::format("simulation of {} (seed {})", run.name, seed + 1), outputs[point * seeds + seed]);
@@ -252,11 +251,8 @@ ValidationResult validate(const ValidationOptions& options) {
         trace::write_sidecar(trace::sidecar_path_for(csv), simulation_sidecar(scenarios[point], simulated));
       }
       run.simulated_seeds.push_back(trace::summarize(simulated.spans));
-      rates.push_back(run.simulated_seeds.back().partitions_per_s);
-      utilizations.push_back(run.simulated_seeds.back().gpu_utilization);
     }
-    run.simulated_partitions_per_s = median_of(std::move(rates));
-    run.simulated_gpu_utilization = median_of(std::move(utilizations));
+    std::tie(run.simulated_partitions_per_s, run.simulated_gpu_utilization) = median_rate_and_utilization(run.simulated_seeds);
     run.throughput_error_pct = run.measured_partitions_per_s > 0
                                    ? 100 * (run.simulated_partitions_per_s - run.measured_partitions_per_s) /
                                          run.measured_partitions_per_s
