@@ -14,37 +14,22 @@ namespace {
 // Schema 3 moved a simulation's scenario file from "scenario" to "scenario"."scenario_file".
 constexpr const char* sidecar_schema = "zkpipe-trace-sidecar/3";
 
-// Calls visit(key, field) for every fact; std::optional facts may be absent, the others are required.
+// Calls visit(key, field) for every fact, its key the field's name (as NLOHMANN_DEFINE_TYPE_*
+// would); std::optional facts may be absent, the others are required.
+#define FACT(name) visit(#name, f.name)
 template <typename Facts, typename Visit>  // Facts: MachineFacts, const or not
 void for_each_machine_fact(Facts& f, Visit visit) {
-  visit("cores", f.cores);
-  visit("available_memory_bytes", f.available_memory_bytes);
-  visit("cuda_devices", f.cuda_devices);
-  visit("gpus", f.gpus);
-  visit("host_memory_gbps", f.host_memory_gbps);
-  visit("copy_engines_h2d", f.copy_engines_h2d);
-  visit("pcie_h2d_gbps", f.pcie_h2d_gbps);
-  visit("idle_h2d_gbps", f.idle_h2d_gbps);
-  visit("idle_h2d_from", f.idle_h2d_from);
+  FACT(cores), FACT(available_memory_bytes), FACT(cuda_devices), FACT(gpus), FACT(host_memory_gbps);
+  FACT(copy_engines_h2d), FACT(pcie_h2d_gbps), FACT(idle_h2d_gbps), FACT(idle_h2d_from);
 }
 
 template <typename Facts, typename Visit>  // Facts: JobFacts, const or not
 void for_each_job_fact(Facts& f, Visit visit) {
-  visit("job", f.job);
-  visit("partitions", f.partitions);
-  visit("constraints_per_partition", f.constraints_per_partition);
-  visit("lg_domain", f.lg_domain);
-  visit("public_inputs", f.public_inputs);
-  visit("variables", f.variables);
-  visit("partition_abc_bytes", f.partition_abc_bytes);
-  visit("partition_witness_bytes", f.partition_witness_bytes);
-  visit("proving_key_bytes", f.proving_key_bytes);
-  visit("worker_host_bytes", f.worker_host_bytes);
-  visit("jobs", f.jobs);
-  visit("logs", f.logs);
-  visit("cuzk_partitions", f.cuzk_partitions);
-  visit("scenario_file", f.scenario_file);
+  FACT(job), FACT(partitions), FACT(constraints_per_partition), FACT(lg_domain), FACT(public_inputs), FACT(variables);
+  FACT(partition_abc_bytes), FACT(partition_witness_bytes), FACT(proving_key_bytes), FACT(worker_host_bytes);
+  FACT(jobs), FACT(logs), FACT(cuzk_partitions), FACT(scenario_file);
 }
+#undef FACT
 
 struct FactWriter {
   nlohmann::json& json;
@@ -85,22 +70,13 @@ struct FactReader {
 }  // namespace
 
 void to_json(nlohmann::json& json, const MachineFacts& facts) {
-  json = nlohmann::json::object();
-  for_each_machine_fact(facts, FactWriter{json});
+  for_each_machine_fact(facts, FactWriter{json = nlohmann::json::object()});
 }
-
-void from_json(const nlohmann::json& json, MachineFacts& facts) {
-  for_each_machine_fact(facts, FactReader{json, "machine"});
-}
-
+void from_json(const nlohmann::json& json, MachineFacts& facts) { for_each_machine_fact(facts, FactReader{json, "machine"}); }
 void to_json(nlohmann::json& json, const JobFacts& facts) {
-  json = nlohmann::json::object();
-  for_each_job_fact(facts, FactWriter{json});
+  for_each_job_fact(facts, FactWriter{json = nlohmann::json::object()});
 }
-
-void from_json(const nlohmann::json& json, JobFacts& facts) {
-  for_each_job_fact(facts, FactReader{json, "scenario"});
-}
+void from_json(const nlohmann::json& json, JobFacts& facts) { for_each_job_fact(facts, FactReader{json, "scenario"}); }
 
 nlohmann::json to_json(const Sidecar& sidecar) {
   return {{"schema", sidecar_schema},
