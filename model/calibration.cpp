@@ -11,6 +11,7 @@
 
 #include "sidecar_facts.hpp"
 #include "trace/sidecar.hpp"
+#include "trace/summary.hpp"
 #include "trace/trace_csv.hpp"
 #include "trace_attempts.hpp"
 
@@ -82,14 +83,9 @@ double mean_inverse_cores(const std::vector<const trace::Span*>& synth_spans, co
   return weighted / (span.end_s - span.start_s);
 }
 
-double median_of(std::vector<double> values) {
-  std::ranges::nth_element(values, values.begin() + std::ptrdiff_t(values.size() / 2));
-  return values[values.size() / 2];
-}
-
 // A constant fit (the median) reported like the polynomial fits: x is the sample's index.
 FitReport median_report(std::string name, std::string y_name, std::vector<double> y) {
-  const double median = median_of(y);
+  const double median = trace::upper_median(y);
   FitReport report{std::move(name), "sample", std::move(y_name), {median}, {}, std::move(y), {}, 0};
   double squares = 0;
   for (std::size_t i = 0; i < report.y.size(); ++i) {
@@ -202,7 +198,7 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
                                            path.string(), sidecar_path.string()));
     const trace::Sidecar sidecar = trace::read_sidecar(sidecar_path);
     const auto staging = policy::parse_staging(sidecar.settings.value("staging", std::string()));
-    const double link_gbps = sidecar.machine.value("pcie_h2d_gbps", 0.0);
+    const double link_gbps = sidecar.machine.pcie_h2d_gbps.value_or(0.0);
     if (!staging || link_gbps <= 0)
       throw std::runtime_error(fmt::format("{}: needs settings.staging (pinned|pageable) and machine.pcie_h2d_gbps",
                                            sidecar_path.string()));
@@ -222,7 +218,7 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
         synth_extra_threads.push_back(mean_synthesizing(synth_spans, span.start_s, span.end_s) - 1);
         synth_s_per_mconstraint.push_back(span.duration_s() / (double(span.items) / 1e6));
         synth_inverse_cores.push_back(mean_inverse_cores(synth_spans, span, core_share,
-                                                         sidecar.machine.value("cores", std::uint32_t{1}),
+                                                         sidecar.machine.cores.value_or(1),
                                                          sidecar.settings.value("synthesis_threads", std::uint32_t{1})));
       } else if (span.phase == trace::Phase::h2d && span.items > 0 && span.bytes > 0 && span.duration_s() > 0) {
         // a/b/c copies only: a span without items carries key points or witness scalars
@@ -318,8 +314,8 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
     fit.reports.push_back(std::move(report));
   }
   if (!h2d_points.empty()) fit.synth_memory_load_threads = 1.0;  // the H2D fits count synthesis threads
-  if (!assemble_s.empty()) fit.assemble_s = median_of(assemble_s);
-  if (!verify_s.empty()) fit.verify_s = median_of(verify_s);
+  if (!assemble_s.empty()) fit.assemble_s = trace::upper_median(assemble_s);
+  if (!verify_s.empty()) fit.verify_s = trace::upper_median(verify_s);
   if (!section_idle_s.empty()) {
     FitReport report = median_report("cpu.compute_section_host_s", "idle_s_in_kernel_window", std::move(section_idle_s));
     fit.compute_section_host_s = report.coefficients[0];

@@ -208,13 +208,11 @@ class CostedWork {
 
 // The pipeline's settings for a scenario: its policy, threads and scheduled worker deaths.
 inline runtime::PipelineSettings pipeline_settings(const Scenario& scenario) {
-  runtime::PipelineSettings settings;
-  settings.policy = scenario.policy_settings();
-  settings.synthesis_threads = scenario.policy.synthesis_threads;
-  settings.worker_death_s = scenario.faults.worker_death_s;
-  settings.run_name = scenario.name;
-  settings.source = trace::Source::simulated;
-  return settings;
+  return {.policy = scenario.policy_settings(),
+          .synthesis_threads = scenario.policy.synthesis_threads,
+          .worker_death_s = scenario.faults.worker_death_s,
+          .run_name = scenario.name,
+          .source = trace::Source::simulated};
 }
 
 // Spans in start order, ties in recording order. Sorting (start, recording index) keys and

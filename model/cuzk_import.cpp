@@ -399,19 +399,20 @@ trace::Sidecar Assembler::sidecar(const ImportOptions& options, const ImportStat
   }
   trace::Sidecar sidecar;
   sidecar.source = trace::Source::measured;
-  sidecar.scenario = {{"job", "cuzk"}, {"logs", options.sources}, {"partitions", stats.partitions},
-                      {"jobs", stats.jobs}, {"cuzk_partitions", std::move(partitions)}};
-  if (stats.constraints) {
-    sidecar.scenario["constraints_per_partition"] = *stats.constraints;
-    sidecar.scenario["partition_abc_bytes"] = *stats.constraints * abc_bytes_per_constraint;
-  }
+  sidecar.scenario = {.job = "cuzk",
+                      .partitions = std::uint32_t(stats.partitions),
+                      .constraints_per_partition = stats.constraints,
+                      .partition_abc_bytes =
+                          stats.constraints ? std::optional(*stats.constraints * abc_bytes_per_constraint) : std::nullopt,
+                      .jobs = stats.jobs,
+                      .logs = options.sources,
+                      .cuzk_partitions = std::move(partitions)};
   const policy::Staging staging =
       options.staging.value_or(pinned_synthesis_seen_ ? policy::Staging::pinned : policy::Staging::pageable);
   sidecar.settings = {{"staging", policy::staging_name(staging)}, {"synthesis_threads", std::max(1u, stats.synthesis_lanes)},
                       {"gpus", std::max(1u, stats.gpus)}, {"workers_per_gpu", std::max(1u, stats.workers_per_gpu)},
                       {"partitions", stats.partitions}};
-  sidecar.machine = {{"pcie_h2d_gbps", options.pcie_h2d_gbps}};
-  if (options.cores) sidecar.machine["cores"] = *options.cores;
+  sidecar.machine = {.cores = options.cores, .pcie_h2d_gbps = options.pcie_h2d_gbps};
   sidecar.versions = {{"zkpipe", "import cuzk"}};
   return sidecar;
 }

@@ -13,7 +13,9 @@ trace::Sidecar simulation_sidecar(const Scenario& scenario, const SimulationResu
   sidecar.source = trace::Source::simulated;
   std::ostringstream scenario_json;
   scenario_json << toml::json_formatter{scenario.table};
-  sidecar.scenario = nlohmann::json::parse(scenario_json.str());
+  sidecar.scenario = {.job = scenario.name,
+                      .partitions = scenario.workload.partitions,
+                      .scenario_file = nlohmann::json::parse(scenario_json.str())};
   // The engine's settings under the engine's names (policy::JobSettings), and what the engine's
   // sidecar adds: the staging the copies used, after any pageable fallback, beside the one asked for.
   sidecar.settings = static_cast<const policy::JobSettings&>(scenario.policy);
@@ -23,11 +25,11 @@ trace::Sidecar simulation_sidecar(const Scenario& scenario, const SimulationResu
   sidecar.settings["gpus"] = scenario.hardware.gpus;
   sidecar.settings["partitions"] = scenario.workload.partitions;
   sidecar.settings["seed"] = scenario.seed;
-  sidecar.machine = {{"cores", scenario.hardware.cores},
-                     {"host_memory_gbps", scenario.hardware.host_memory_gbps},
-                     {"pcie_h2d_gbps", scenario.hardware.pcie_h2d_gbps},
-                     {"copy_engines_h2d", scenario.hardware.copy_engines_h2d},
-                     {"gpus", scenario.hardware.gpus}};
+  sidecar.machine = {.cores = scenario.hardware.cores,
+                     .gpus = scenario.hardware.gpus,
+                     .host_memory_gbps = scenario.hardware.host_memory_gbps,
+                     .copy_engines_h2d = scenario.hardware.copy_engines_h2d,
+                     .pcie_h2d_gbps = scenario.hardware.pcie_h2d_gbps};
   sidecar.summary = trace::summary_json(trace::summarize(result.spans));
   sidecar.versions = {{"zkpipe_model", "1"},
                       {"simgrid", fmt::format("{}.{}.{}", SIMGRID_VERSION_MAJOR, SIMGRID_VERSION_MINOR,

@@ -1,7 +1,7 @@
-// Contract: the sidecar written next to a simulated trace: the scenario (as JSON), the effective
-// settings that calibration reads back (settings.staging: what the copies used, after any
-// pageable fallback; settings.synthesis_core_share; machine.pcie_h2d_gbps) and versions; and the
-// facts that calibration and validation read from any trace's sidecar.
+// Contract: the sidecar written next to a simulated trace: the scenario (its name, partitions and
+// file, as JSON), the effective settings that calibration reads back (settings.staging: what the
+// copies used, after any pageable fallback; settings.synthesis_core_share; machine.pcie_h2d_gbps)
+// and versions; and the facts that calibration and validation read from any trace's sidecar.
 #pragma once
 
 #include "scenario.hpp"

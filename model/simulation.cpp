@@ -473,18 +473,8 @@ SimulationResult deserialize_result(std::string_view origin, std::string_view te
 }
 
 trace::RunExpectations trace_expectations(const Scenario& scenario, const SimulationResult& result) {
-  trace::RunExpectations expected;
-  expected.partitions = scenario.workload.partitions;
-  expected.proved = result.proved;
-  expected.failed = result.failed;
-  const policy::PolicySettings admission = scenario.policy_settings();
-  expected.host_budget_bytes = admission.host_budget_bytes;
-  expected.partitions_in_flight_max = admission.partitions_in_flight_max;
-  if (result.staging == policy::Staging::pinned) {
-    expected.pool_slabs = admission.pool_slabs;
-    expected.pools = admission.pools();
-  }
-  return expected;
+  return runtime::run_expectations(scenario.policy_settings(), result.proved, result.failed,
+                                   result.staging == policy::Staging::pinned);
 }
 
 SimulationResult simulate(const Scenario& scenario) {

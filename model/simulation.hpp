@@ -39,9 +39,8 @@ SimulationResult simulate(const Scenario& scenario);
 // engines. SimGrid's timeline exactly where nothing contends; the property tests' fast model.
 SimulationResult simulate_in_logical_time(const Scenario& scenario);
 
-// What the invariant checker may expect of `result`'s trace (the engine's twin:
-// zk::pipeline::trace_expectations): partitions, outcomes, budget, in-flight limit, and the pool
-// where the copies used pinned staging.
+// What the invariant checker may expect of `result`'s trace: runtime::run_expectations of the
+// scenario's policy settings and the outcomes, as the engine's zk::pipeline::trace_expectations.
 trace::RunExpectations trace_expectations(const Scenario& scenario, const SimulationResult& result);
 
 // The text a child process hands back (a comment line of counters, then the trace CSV).

@@ -5,6 +5,8 @@
 #include <set>
 #include <utility>
 
+#include "trace/summary.hpp"
+
 namespace zkpipe::model {
 
 namespace {
@@ -28,6 +30,25 @@ std::map<PartitionKey, std::uint64_t> constraints_by_partition(const trace::Trac
     if ((span.phase == Phase::h2d || span.phase == Phase::synth) && span.items > 0)
       constraints.try_emplace({span.run, span.partition}, span.items);
   return constraints;
+}
+
+// Per partition, its host-to-device copies, in trace order.
+std::map<PartitionKey, std::vector<const trace::Span*>> copies_by_partition(const trace::Trace& spans) {
+  std::map<PartitionKey, std::vector<const trace::Span*>> copies;
+  for (const trace::Span& span : spans)
+    if (span.phase == Phase::h2d) copies[{span.run, span.partition}].push_back(&span);
+  return copies;
+}
+
+// The last of a partition's `copies` (only those without items where `itemless`) that ends before
+// `kernel` starts; null when none does.
+const trace::Span* last_copy_before(const std::vector<const trace::Span*>& copies, const trace::Span& kernel, bool itemless) {
+  const trace::Span* last = nullptr;
+  for (const trace::Span* copy : copies)
+    if ((!itemless || (copy->items == 0 && copy->bytes > 0)) && copy->end_s <= kernel.start_s &&
+        (!last || copy->end_s > last->end_s))
+      last = copy;
+  return last;
 }
 
 std::vector<Attempt> gpu_attempts(const trace::Trace& spans) {
@@ -55,12 +76,6 @@ std::vector<Attempt> gpu_attempts(const trace::Trace& spans) {
     }
   }
   return attempts;
-}
-
-template <typename T>
-T median_of(std::vector<T> values) {
-  std::ranges::nth_element(values, values.begin() + std::ptrdiff_t(values.size() / 2));
-  return values[values.size() / 2];
 }
 
 }  // namespace
@@ -91,11 +106,9 @@ std::vector<double> witness_split_s(const trace::Trace& spans) {
     double begin_s, end_s;
   };
   std::map<PartitionKey, double> assembled_s;
-  std::map<PartitionKey, std::vector<double>> copy_ends_s;
-  for (const trace::Span& span : spans) {
+  for (const trace::Span& span : spans)
     if (span.phase == Phase::assemble) assembled_s[{span.run, span.partition}] = span.end_s;
-    if (span.phase == Phase::h2d) copy_ends_s[{span.run, span.partition}].push_back(span.end_s);
-  }
+  auto copies = copies_by_partition(spans);
   const std::vector<Attempt> attempts = gpu_attempts(spans);
   std::map<std::pair<std::string, std::string>, std::vector<Holding>> holdings_by_gpu;  // run, gpu
   for (const Attempt& attempt : attempts) {
@@ -109,43 +122,28 @@ std::vector<double> witness_split_s(const trace::Trace& spans) {
   for (const Attempt& attempt : attempts) {
     const trace::Span& first = spans[attempt.spans.front()];
     const PartitionKey partition{first.run, first.partition};
-    std::optional<double> copied_s;
-    for (double end_s : copy_ends_s[partition])
-      if (end_s <= first.start_s) copied_s = std::max(copied_s.value_or(end_s), end_s);
-    if (!copied_s) continue;
+    const trace::Span* copy = last_copy_before(copies[partition], first, false);
+    if (!copy) continue;
     const auto& holdings = holdings_by_gpu[{first.run, trace::gpu_of_resource(first.resource)}];
     const bool gpu_was_free = std::ranges::none_of(holdings, [&](const Holding& other) {
-      return other.partition != partition && other.begin_s < first.start_s && other.end_s > *copied_s;
+      return other.partition != partition && other.begin_s < first.start_s && other.end_s > copy->end_s;
     });
-    if (gpu_was_free) splits.push_back(first.start_s - *copied_s);
+    if (gpu_was_free) splits.push_back(first.start_s - copy->end_s);
   }
   return splits;
 }
 
-namespace {
-
-// The witness upload of the attempt whose first kernel is `first_kernel`: its partition's last copy
-// without items that ends before that kernel starts (a streamed key's chunks, itemless too, cross
-// the link inside the kernels); null in version 1 traces, whose MSMs uploaded their own scalars.
-const trace::Span* witness_upload_before(const trace::Trace& spans, const trace::Span& first_kernel) {
-  const trace::Span* upload = nullptr;
-  for (const trace::Span& span : spans)
-    if (span.phase == Phase::h2d && span.items == 0 && span.bytes > 0 && span.run == first_kernel.run &&
-        span.partition == first_kernel.partition && span.end_s <= first_kernel.start_s &&
-        (!upload || span.end_s > upload->end_s))
-      upload = &span;
-  return upload;
-}
-
-}  // namespace
-
 std::optional<WorkloadShape> measured_shape(const trace::Trace& measured, std::uint64_t variables) {
   const auto constraints = constraints_by_partition(measured);
+  auto copies = copies_by_partition(measured);
   std::vector<std::uint64_t> sizes, witness_uploads;
   std::vector<double> one_shares, zero_shares;
   for (const Attempt& attempt : gpu_attempts(measured)) {
     const trace::Span& first = measured[attempt.spans.front()];
-    if (const trace::Span* upload = witness_upload_before(measured, first)) witness_uploads.push_back(upload->bytes);
+    // The witness upload: its partition's last itemless copy before its first kernel (a streamed
+    // key's chunks, itemless too, cross the link inside the kernels; version 1 traces have none).
+    if (const trace::Span* upload = last_copy_before(copies[{first.run, first.partition}], first, true))
+      witness_uploads.push_back(upload->bytes);
     const auto size = constraints.find({first.run, first.partition});
     if (!attempt.has_msm_a || size == constraints.end()) continue;
     const double n = double(variables > 0 ? variables : size->second);  // z's length
@@ -155,9 +153,10 @@ std::optional<WorkloadShape> measured_shape(const trace::Trace& measured, std::u
     zero_shares.push_back(std::clamp(1 - double(attempt.ones + attempt.significant) / n, 0.0, 1 - ones));
   }
   if (sizes.empty()) return std::nullopt;
-  const double ones = median_of(one_shares);
-  return WorkloadShape{median_of(sizes), variables, ones, std::min(median_of(zero_shares), 1 - ones),
-                       witness_uploads.empty() ? 0 : median_of(witness_uploads)};
+  using trace::upper_median;
+  const double ones = upper_median(one_shares);
+  return WorkloadShape{upper_median(sizes), variables, ones, std::min(upper_median(zero_shares), 1 - ones),
+                       witness_uploads.empty() ? 0 : upper_median(witness_uploads)};
 }
 
 }  // namespace zkpipe::model

@@ -5,7 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <sstream>
+#include <string_view>
+#include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -33,19 +37,26 @@ std::string safe_name(const std::string& name) {
   return safe;
 }
 
-const nlohmann::json& required(const nlohmann::json& table, const char* key, const MeasuredRun& run,
-                               const char* section) {
-  if (!table.contains(key))
-    throw std::runtime_error(fmt::format("{}: the sidecar has no {}.{}: the model needs it to predict the run",
-                                         trace::sidecar_path_for(run.trace).string(), section, key));
-  return table.at(key);
+// Throws, naming the sidecar and the key (machine.cores), where the run's sidecar lacks a fact
+// that the model needs to predict it.
+void require(bool present, std::string_view key, const MeasuredRun& run) {
+  if (!present)
+    throw std::runtime_error(fmt::format("{}: the sidecar has no {}: the model needs it to predict the run",
+                                         trace::sidecar_path_for(run.trace).string(), key));
 }
 
-// The median; the mean of the middle two for an even count.
-double median_of(std::vector<double> values) {
-  std::ranges::sort(values);
-  const std::size_t middle = values.size() / 2;
-  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+template <typename T>
+T required(const std::optional<T>& fact, std::string_view key, const MeasuredRun& run) {
+  require(fact.has_value(), key, run);
+  return *fact;
+}
+
+// The medians of `summaries`' partitions/s and GPU utilization.
+std::pair<double, double> median_rate_and_utilization(const std::vector<trace::TraceSummary>& summaries) {
+  std::vector<double> rates, utilizations;
+  for (const trace::TraceSummary& summary : summaries)
+    rates.push_back(summary.partitions_per_s), utilizations.push_back(summary.gpu_utilization);
+  return {trace::median(std::move(rates)), trace::median(std::move(utilizations))};
 }
 
 }  // namespace
@@ -63,8 +74,8 @@ std::vector<MeasuredRun> find_measured_runs(const fs::path& folder) {
     run.sidecar = trace::read_sidecar(sidecar);
     if (run.sidecar.source != trace::Source::measured) continue;
     run.stage_alone = run.sidecar.settings.value("stage_alone", std::string("none")) != "none";
-    run.workload = fmt::format("{}-{}", run.sidecar.scenario.value("job", std::string("workload")),
-                               run.sidecar.scenario.value("constraints_per_partition", std::uint64_t(0)));
+    const trace::JobFacts& job = run.sidecar.scenario;
+    run.workload = fmt::format("{}-{}", job.job, job.constraints_per_partition.value_or(0));
     runs.push_back(std::move(run));
   }
   std::ranges::sort(runs, {}, &MeasuredRun::name);
@@ -100,32 +111,32 @@ ValidationSplit split_runs(const std::vector<MeasuredRun>& runs, const std::vect
 
 std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::path>& calibration_files) {
   const nlohmann::json& settings = run.sidecar.settings;
-  const nlohmann::json& machine = run.sidecar.machine;
-  const nlohmann::json& job = run.sidecar.scenario;
-  const auto shape = measured_shape(trace::read_csv_file(run.trace), job.value("variables", std::uint64_t{0}));
+  const trace::MachineFacts& machine = run.sidecar.machine;
+  const trace::JobFacts& job = run.sidecar.scenario;
+  const auto shape = measured_shape(trace::read_csv_file(run.trace), job.variables.value_or(0));
   if (!shape)
     throw std::runtime_error(fmt::format("{}: no GPU attempt with msm_a and a partition size: nothing to predict",
                                          run.trace.string()));
   for (const char* key : {"staging", "synthesis_threads", "partitions_in_flight", "host_budget_bytes", "workers_per_gpu"})
-    required(settings, key, run, "settings");
+    require(settings.contains(key), fmt::format("settings.{}", key), run);
   // Runs traced before a setting existed read as its default (one pool per host, the key on the device).
   const auto policy = settings.get<policy::JobSettings>();
-  const double abc_bytes = required(job, "partition_abc_bytes", run, "scenario").get<double>();
+  const double abc_bytes = double(required(job.partition_abc_bytes, "scenario.partition_abc_bytes", run));
   constexpr double mib = double(1 << 20), gib = double(1ull << 30);
 
   toml::array includes;
   for (const fs::path& file : calibration_files) includes.push_back(file.string());
-  toml::table hardware{{"cores", required(machine, "cores", run, "machine").get<std::int64_t>()},
-                       {"pcie_h2d_gbps", required(machine, "pcie_h2d_gbps", run, "machine").get<double>()},
+  toml::table hardware{{"cores", std::int64_t(required(machine.cores, "machine.cores", run))},
+                       {"pcie_h2d_gbps", required(machine.pcie_h2d_gbps, "machine.pcie_h2d_gbps", run)},
                        {"gpus", settings.value("gpus", std::int64_t{1})}};
   toml::table workload{
-      {"partitions", required(job, "partitions", run, "scenario").get<std::int64_t>()},
+      {"partitions", std::int64_t(job.partitions)},
       {"constraints_per_partition", std::int64_t(shape->constraints)},
       {"bytes_per_constraint", std::max<std::int64_t>(1, std::llround(abc_bytes / double(shape->constraints)))},
       {"zero_scalar_share", shape->zero_scalar_share},
       {"one_scalar_share", shape->one_scalar_share},
       {"variables", std::int64_t(shape->variables)},
-      {"public_inputs", job.value("public_inputs", std::int64_t{0})},
+      {"public_inputs", std::int64_t(job.public_inputs.value_or(0))},
       {"witness_upload_mib", double(shape->witness_upload_bytes) / mib}};
   // What the backend held on a device (runs traced since the device-memory plan) ...
   if (settings.contains("device_footprint")) {
@@ -136,10 +147,10 @@ std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::
     workload.insert("device_streaming_mib", double(footprint.streaming_bytes) / mib);
   }
   // ... and what its host budget held beside the a/b/c (runs that state their workers' bytes).
-  if (job.contains("worker_host_bytes")) {
-    workload.insert("host_witness_mib", job.value("partition_witness_bytes", 0.0) / mib);
-    workload.insert("host_key_mib", job.value("proving_key_bytes", 0.0) / mib);
-    workload.insert("host_worker_mib", job.at("worker_host_bytes").get<double>() / mib);
+  if (job.worker_host_bytes) {
+    workload.insert("host_witness_mib", double(job.partition_witness_bytes.value_or(0)) / mib);
+    workload.insert("host_key_mib", double(job.proving_key_bytes.value_or(0)) / mib);
+    workload.insert("host_worker_mib", double(*job.worker_host_bytes) / mib);
   }
   toml::table knobs{
       {"synthesis_threads", std::int64_t(policy.synthesis_threads)},
@@ -212,15 +223,12 @@ ValidationResult validate(const ValidationOptions& options) {
     const std::string text = scenario_toml_for_run(run, files);
     zk::write_text_atomically(folder / "scenario.toml", text);
     scenarios.push_back(parse_scenario_text(text, (folder / "scenario.toml").string(), folder).base);
-    std::vector<double> rates, utilizations;
     for (const MeasuredRun* repeat : repeats) {
       validated.repeats.push_back(repeat->name);
       validated.measured_repeats.push_back(trace::summarize(trace::read_csv_file(repeat->trace)));
-      rates.push_back(validated.measured_repeats.back().partitions_per_s);
-      utilizations.push_back(validated.measured_repeats.back().gpu_utilization);
     }
-    validated.measured_partitions_per_s = median_of(std::move(rates));
-    validated.measured_gpu_utilization = median_of(std::move(utilizations));
+    std::tie(validated.measured_partitions_per_s, validated.measured_gpu_utilization) =
+        median_rate_and_utilization(validated.measured_repeats);
     result.runs.push_back(std::move(validated));
   }
 
@@ -234,7 +242,6 @@ ValidationResult validate(const ValidationOptions& options) {
       std::max<std::size_t>(1, options.parallel));
   for (std::size_t point = 0; point < scenarios.size(); ++point) {
     ValidatedRun& run = result.runs[point];
-    std::vector<double> rates, utilizations;
     for (std::size_t seed = 0; seed < seeds; ++seed) {
       const SimulationResult simulated =
           deserialize_result(fmt::format("simulation of {} (seed {})", run.name, seed + 1), outputs[point * seeds + seed]);
@@ -244,11 +251,8 @@ ValidationResult validate(const ValidationOptions& options) {
         trace::write_sidecar(trace::sidecar_path_for(csv), simulation_sidecar(scenarios[point], simulated));
       }
       run.simulated_seeds.push_back(trace::summarize(simulated.spans));
-      rates.push_back(run.simulated_seeds.back().partitions_per_s);
-      utilizations.push_back(run.simulated_seeds.back().gpu_utilization);
     }
-    run.simulated_partitions_per_s = median_of(std::move(rates));
-    run.simulated_gpu_utilization = median_of(std::move(utilizations));
+    std::tie(run.simulated_partitions_per_s, run.simulated_gpu_utilization) = median_rate_and_utilization(run.simulated_seeds);
     run.throughput_error_pct = run.measured_partitions_per_s > 0
                                    ? 100 * (run.simulated_partitions_per_s - run.measured_partitions_per_s) /
                                          run.measured_partitions_per_s

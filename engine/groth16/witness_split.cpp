@@ -2,7 +2,6 @@
 #include "engine/groth16/witness_split.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <vector>
 
 #include "engine/util/error.hpp"
@@ -19,34 +18,55 @@ std::byte* SplitMemory::take_bytes(size_t bytes) {
   return block_.data() + begin;
 }
 
+namespace {
+
+// z[first, z.size()) in blocks, one per core at most and none smaller than 4096 entries, with the
+// ones and significant entries before each block, counted on every core ([blocks]: in all).
+struct BlockCounts {
+  size_t first, n, blocks;
+  std::vector<size_t> ones_before, significant_before;
+  size_t begin(size_t block) const { return first + n * block / blocks; }
+  WitnessCounts total() const {
+    return {n - ones_before[blocks] - significant_before[blocks], ones_before[blocks], significant_before[blocks]};
+  }
+};
+
+BlockCounts count_blocks(std::span<const Fr> z, size_t first) {
+  const Fr one = Fr::one();
+  const size_t n = z.size() - std::min(first, z.size());
+  const size_t blocks = std::max<size_t>(1, std::min(worker_threads(), n / 4096));
+  BlockCounts counts{first, n, blocks, std::vector<size_t>(blocks + 1, 0), std::vector<size_t>(blocks + 1, 0)};
+  parallel_for(blocks, [&](size_t begin, size_t end) {
+    for (size_t block = begin; block < end; ++block)
+      for (size_t i = counts.begin(block); i < counts.begin(block + 1); ++i) {
+        if (z[i] == one) ++counts.ones_before[block + 1];
+        else if (!z[i].is_zero()) ++counts.significant_before[block + 1];
+      }
+  });
+  for (size_t block = 0; block < blocks; ++block) {
+    counts.ones_before[block + 1] += counts.ones_before[block];
+    counts.significant_before[block + 1] += counts.significant_before[block];
+  }
+  return counts;
+}
+
+}  // namespace
+
 WitnessSplit split_witness(std::span<const Fr> z, size_t first, SplitMemory& memory) {
   // Two passes over blocks of z on every core: count each block's ones and significant values,
   // then write each block's entries at its offsets, in index order.
   const Fr one = Fr::one();
-  const size_t n = z.size() - std::min(first, z.size());
-  const size_t blocks = std::max<size_t>(1, std::min(worker_threads(), n / 4096));
-  auto block_begin = [&](size_t block) { return first + n * block / blocks; };
-  std::vector<size_t> ones_before(blocks + 1, 0), significant_before(blocks + 1, 0);
-  parallel_for(blocks, [&](size_t begin, size_t end) {
-    for (size_t block = begin; block < end; ++block)
-      for (size_t i = block_begin(block); i < block_begin(block + 1); ++i) {
-        if (z[i] == one) ++ones_before[block + 1];
-        else if (!z[i].is_zero()) ++significant_before[block + 1];
-      }
-  });
-  for (size_t block = 0; block < blocks; ++block) {
-    ones_before[block + 1] += ones_before[block];
-    significant_before[block + 1] += significant_before[block];
-  }
+  const BlockCounts counts = count_blocks(z, first);
+  const WitnessCounts total = counts.total();
   WitnessSplit split;
-  split.significant_scalars = memory.take<Fr>(significant_before[blocks]);
-  split.significant = memory.take<uint32_t>(significant_before[blocks]);
-  split.ones = memory.take<uint32_t>(ones_before[blocks]);
-  split.zeros = n - ones_before[blocks] - significant_before[blocks];
-  parallel_for(blocks, [&](size_t begin, size_t end) {
+  split.significant_scalars = memory.take<Fr>(total.significant);
+  split.significant = memory.take<uint32_t>(total.significant);
+  split.ones = memory.take<uint32_t>(total.ones);
+  split.zeros = total.zeros;
+  parallel_for(counts.blocks, [&](size_t begin, size_t end) {
     for (size_t block = begin; block < end; ++block) {
-      size_t next_one = ones_before[block], next_significant = significant_before[block];
-      for (size_t i = block_begin(block); i < block_begin(block + 1); ++i) {
+      size_t next_one = counts.ones_before[block], next_significant = counts.significant_before[block];
+      for (size_t i = counts.begin(block); i < counts.begin(block + 1); ++i) {
         auto index = static_cast<uint32_t>(i - first);
         if (z[i] == one) {
           split.ones[next_one++] = index;
@@ -60,20 +80,7 @@ WitnessSplit split_witness(std::span<const Fr> z, size_t first, SplitMemory& mem
   return split;
 }
 
-WitnessCounts count_witness(std::span<const Fr> z) {
-  const Fr one = Fr::one();
-  std::atomic<size_t> zeros{0}, ones{0};
-  parallel_for(z.size(), [&](size_t begin, size_t end) {
-    size_t block_zeros = 0, block_ones = 0;
-    for (size_t i = begin; i < end; ++i) {
-      if (z[i].is_zero()) ++block_zeros;
-      else if (z[i] == one) ++block_ones;
-    }
-    zeros += block_zeros;
-    ones += block_ones;
-  });
-  return {zeros, ones, z.size() - zeros - ones};
-}
+WitnessCounts count_witness(std::span<const Fr> z) { return count_blocks(z, 0).total(); }
 
 size_t split_capacity(const ProvingKey& pk) { return SplitMemory::capacity(pk.num_vars, pk.num_vars - pk.num_public - 1); }
 

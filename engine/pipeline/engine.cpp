@@ -261,13 +261,11 @@ using EnginePipeline = runtime::Pipeline<runtime::ThreadRuntime, EngineWork>;
 
 runtime::PipelineSettings pipeline_settings(const policy::PolicySettings& policy, const Settings& settings,
                                             const RunOptions& options) {
-  runtime::PipelineSettings p;
-  p.policy = policy;
-  p.synthesis_threads = settings.synthesis_threads;
-  p.synthesis_alone = settings.stage_alone == StageAlone::synthesis;
-  p.run_name = options.run_name;
-  p.source = trace::Source::measured;
-  return p;
+  return {.policy = policy,
+          .synthesis_threads = settings.synthesis_threads,
+          .synthesis_alone = settings.stage_alone == StageAlone::synthesis,
+          .run_name = options.run_name,
+          .source = trace::Source::measured};
 }
 
 // The pipeline's outcome in the report.
@@ -360,17 +358,19 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
   std::unique_ptr<groth16::ProverBackend> first_backend = make_worker_backend(settings, 0, 0, faults ? &*faults : nullptr);
   fit_devices(settings, requested, sizes, report, *first_backend, *job.pk, options);
 
+  // The key and every worker's buffers, held all job long; the policy admits partitions against the
+  // rest of the budget. Both sizes are the policy's fixed_host_bytes.
   MemoryBudget budget(settings.host_budget_bytes);
-  auto key_reservation = budget.reserve(job.pk->bytes(), "the proving key");
+  const policy::JobShape shape = job_shape(sizes, settings.backend);
+  const auto fixed_reservation =
+      budget.reserve(policy::fixed_host_bytes(settings, shape, settings.gpus), "the proving key and the workers' buffers");
+  const policy::PolicySettings& admission = report.admission = policy::policy_settings(settings, shape, settings.gpus);
   std::vector<Worker> workers;
-  std::vector<MemoryBudget::Reservation> worker_reservations;
   const groth16::WitnessHostMemory witness_from =
       *settings.staging == Staging::pinned ? groth16::WitnessHostMemory::pinned : groth16::WitnessHostMemory::pageable;
   for (uint32_t gpu = 0; gpu < settings.gpus; ++gpu)
     for (uint32_t index = 0; index < settings.workers_per_gpu; ++index) {
       const policy::WorkerId id = gpu * settings.workers_per_gpu + index;
-      worker_reservations.push_back(budget.reserve(worker_host_bytes(sizes, settings.backend, *settings.staging),
-                                                   fmt::format("worker {}'s buffers", id)));
       if (uses_cuda(settings.backend)) use_cuda_device(int(gpu));
       Worker worker{id == 0 ? std::move(first_backend) : make_worker_backend(settings, id, gpu, faults ? &*faults : nullptr)};
       worker.injecting = dynamic_cast<FaultInjectingBackend*>(worker.backend.get());
@@ -378,9 +378,6 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
       worker.backend->reserve_witness_staging(*job.pk, witness_from);
       workers.push_back(std::move(worker));
     }
-  // What the policy admits partitions against: the budget less what was just reserved.
-  const policy::PolicySettings admission = policy::policy_settings(settings, job_shape(sizes, settings.backend), settings.gpus);
-  report.partition_budget_bytes = admission.host_budget_bytes;
 
   // SRS in page-locked host memory, for kernels that read it per call (pinned-host residency).
   std::vector<std::unique_ptr<HostRegistration>> key_registrations;
@@ -396,7 +393,7 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
   std::optional<PinnedPool> pool;
   report.staging_memory = "pageable";
   if (*settings.staging == Staging::pinned) {
-    const uint32_t pools = pinned_pools(settings);
+    const uint32_t pools = admission.pools();
     pool.emplace(pools * settings.pool_slabs, job.abc_bytes(), budget, faults && faults->pinned_allocation_fails(), pools);
     report.pool_allocation_s = pool->allocation_seconds();
     switch (pool->memory()) {
@@ -447,33 +444,33 @@ void write_trace_files(const std::filesystem::path& dir, const Job& job, const J
   trace::write_csv_file(csv, report.trace);
   trace::Sidecar sidecar;
   sidecar.source = trace::Source::measured;
-  sidecar.scenario = {{"job", job.name},
-                      {"partitions", job.partitions},
-                      {"constraints_per_partition", job.pk->num_constraints},
-                      {"lg_domain", job.pk->lg_domain},
-                      {"public_inputs", job.pk->num_public},
-                      {"variables", job.pk->num_vars},
-                      {"partition_abc_bytes", job.abc_bytes()},
-                      {"partition_witness_bytes", job.witness_bytes()},
-                      {"proving_key_bytes", job.pk->bytes()},
-                      {"worker_host_bytes", worker_host_bytes(job_sizes(job), report.settings.backend,
-                                                              report.settings.staging.value_or(Staging::pageable))}};
+  sidecar.scenario = {.job = job.name,
+                      .partitions = job.partitions,
+                      .constraints_per_partition = job.pk->num_constraints,
+                      .lg_domain = job.pk->lg_domain,
+                      .public_inputs = job.pk->num_public,
+                      .variables = job.pk->num_vars,
+                      .partition_abc_bytes = job.abc_bytes(),
+                      .partition_witness_bytes = job.witness_bytes(),
+                      .proving_key_bytes = job.pk->bytes(),
+                      .worker_host_bytes = worker_host_bytes(job_sizes(job), report.settings.backend,
+                                                             report.settings.staging.value_or(Staging::pageable))};
   sidecar.settings = to_json(report.settings);
   sidecar.settings["staging_requested"] = sidecar.settings["staging"];
   sidecar.settings["staging"] = report.staging_memory;  // what calibration fits: the copies' path
   sidecar.settings["synthesis_core_share"] = "synthesizing";  // the cores split between the syntheses running
   sidecar.settings["device_footprint"] = report.device_footprint;
   sidecar.settings["device_bytes_planned"] = report.device_bytes_planned;
-  sidecar.machine = {{"cores", report.machine.cores},
-                     {"available_memory_bytes", report.machine.available_memory_bytes},
-                     {"cuda_devices", report.machine.cuda_devices},
-                     {"idle_h2d_gbps", report.idle_h2d_gbps},
-                     {"idle_h2d_from", report.idle_h2d_from}};
+  sidecar.machine = {.cores = report.machine.cores,
+                     .available_memory_bytes = report.machine.available_memory_bytes,
+                     .cuda_devices = uint32_t(report.machine.cuda_devices),
+                     .idle_h2d_gbps = report.idle_h2d_gbps,
+                     .idle_h2d_from = report.idle_h2d_from};
   // The link rate, which calibration subtracts from every copy: the idle copy from pinned memory,
   // or a backend's own copy where no link stages it (cpu, fake). A CUDA run that could pin nothing
   // measured the pageable path only, and names no link.
   if (report.idle_h2d_from == "pinned" || !uses_cuda(report.settings.backend))
-    sidecar.machine["pcie_h2d_gbps"] = report.idle_h2d_gbps;
+    sidecar.machine.pcie_h2d_gbps = report.idle_h2d_gbps;
   sidecar.settings["outcome"] = {{"proved", report.proved},
                                  {"failed", report.failed.size()},
                                  {"failed_attempts", report.failed_attempts},
@@ -512,16 +509,8 @@ std::string format_report(const JobReport& report) {
 }
 
 trace::RunExpectations trace_expectations(const JobReport& report) {
-  trace::RunExpectations expected;
-  expected.partitions = report.partitions;
-  expected.proved = report.proved;
-  expected.failed = uint32_t(report.failed.size());
-  expected.host_budget_bytes = report.partition_budget_bytes;
-  expected.partitions_in_flight_max = report.settings.partitions_in_flight;
-  if (report.settings.staging == Staging::pinned) {
-    expected.pool_slabs = report.settings.pool_slabs;
-    expected.pools = pinned_pools(report.settings);
-  }
+  trace::RunExpectations expected = runtime::run_expectations(report.admission, report.proved, uint32_t(report.failed.size()),
+                                                              report.settings.staging == Staging::pinned);
   expected.proofs_may_be_rejected = true;
   return expected;
 }

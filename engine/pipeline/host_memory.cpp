@@ -67,8 +67,6 @@ bool cuda_device_lost() {
 #endif
 }
 
-std::string_view kind_name(HostBlock::Kind kind) { return kind == HostBlock::Kind::pinned ? "pinned" : "pageable"; }
-
 HostBlock HostBlock::pageable(size_t bytes) {
   constexpr size_t alignment = 64;
   void* data = bytes ? std::aligned_alloc(alignment, (bytes + alignment - 1) / alignment * alignment) : nullptr;

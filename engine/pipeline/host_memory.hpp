@@ -56,8 +56,6 @@ class HostBlock {
   Kind kind_ = Kind::pageable;
 };
 
-std::string_view kind_name(HostBlock::Kind kind);
-
 class HostRegistration {
  public:
   HostRegistration(const void* data, size_t bytes);

@@ -39,7 +39,6 @@ class MemoryBudget {
   // `what` names the allocation in the error ("the pinned pool of 4 slabs").
   Reservation reserve(uint64_t bytes, std::string_view what);
 
-  uint64_t total_bytes() const { return total_bytes_; }
   uint64_t reserved_bytes() const;
   uint64_t reserved_bytes_max() const;
   uint64_t available_bytes() const { return total_bytes_ - reserved_bytes(); }

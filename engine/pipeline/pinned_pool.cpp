@@ -9,15 +9,6 @@
 
 namespace zk::pipeline {
 
-std::string_view memory_name(PinnedPool::Memory memory) {
-  switch (memory) {
-    case PinnedPool::Memory::pinned: return "pinned";
-    case PinnedPool::Memory::pageable: return "pageable";
-    case PinnedPool::Memory::none: return "none";
-  }
-  return "unknown";
-}
-
 PinnedPool::PinnedPool(uint32_t slabs, uint64_t slab_bytes, MemoryBudget& budget, bool refuse_pinning, uint32_t pools)
     : pools_(pools),
       slabs_per_pool_(pools ? slabs / pools : 0),

@@ -85,6 +85,4 @@ class PinnedPool {
   std::vector<uint32_t> pool_leased_now_, pool_leased_max_;
 };
 
-std::string_view memory_name(PinnedPool::Memory memory);
-
 }  // namespace zk::pipeline

@@ -15,8 +15,6 @@ namespace zk::pipeline {
 bool uses_cuda(std::string_view backend) { return backend == "cuda" || backend == "faulty-cuda"; }
 bool injects_faults(std::string_view backend) { return backend == "fake" || backend == "faulty-cuda"; }
 
-uint32_t pinned_pools(const Settings& s) { return s.pool_layout == PoolLayout::per_gpu ? s.gpus : 1; }
-
 MachineFacts machine_facts() {
   return {std::max(1u, std::thread::hardware_concurrency()), available_memory_bytes(), cuda_devices()};
 }

@@ -49,9 +49,6 @@ struct Settings : zkpipe::policy::JobSettings {
 bool uses_cuda(std::string_view backend);
 bool injects_faults(std::string_view backend);
 
-// Pinned pools the settings call for: one per host, or one per GPU (each of pool_slabs slabs).
-uint32_t pinned_pools(const Settings& settings);
-
 struct MachineFacts {
   uint32_t cores = 1;
   uint64_t available_memory_bytes = 0;  // 0 when unknown

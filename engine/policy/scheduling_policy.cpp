@@ -6,17 +6,6 @@
 
 namespace zkpipe::policy {
 
-std::string_view wait_reason_name(WaitReason reason) {
-  switch (reason) {
-    case WaitReason::budget: return "budget";
-    case WaitReason::pool: return "pool";
-    case WaitReason::in_flight_limit: return "in_flight_limit";
-    case WaitReason::no_work_yet: return "no_work_yet";
-    case WaitReason::job_finished: return "job_finished";
-  }
-  return "unknown";
-}
-
 void validate(const PolicySettings& settings) {
   auto require = [](bool ok, const char* message) {
     if (!ok) throw std::invalid_argument(message);
@@ -106,7 +95,6 @@ SynthesisDecision SchedulingPolicy::request_synthesis() {
       ++bound_attempts_[*pool];
     }
     ++counters_.slabs_leased;
-    counters_.slabs_leased_max = std::max(counters_.slabs_leased_max, counters_.slabs_leased);
   }
   ++admitted_not_copied_;
   return SynthesisGrant{id, partition.attempt, partition.backing};

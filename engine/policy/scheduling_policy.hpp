@@ -44,7 +44,6 @@ enum class PoolLayout { per_host, per_gpu };
 inline constexpr zk::EnumNames<PoolLayout, 2> pool_layout_names{
     {{"per-host", PoolLayout::per_host}, {"per-gpu", PoolLayout::per_gpu}}};
 inline std::string_view pool_layout_name(PoolLayout layout) { return zk::name_of(pool_layout_names, layout); }
-inline std::optional<PoolLayout> parse_pool_layout(std::string_view name) { return zk::value_of(pool_layout_names, name); }
 
 using PartitionId = std::uint32_t;
 using SlabId = std::uint32_t;
@@ -87,7 +86,6 @@ struct SynthesisGrant {
 };
 
 enum class WaitReason { budget, pool, in_flight_limit, no_work_yet, job_finished };
-std::string_view wait_reason_name(WaitReason reason);
 
 using SynthesisDecision = std::variant<SynthesisGrant, WaitReason>;
 
@@ -105,7 +103,6 @@ struct PolicyCounters {
   std::uint32_t failed_attempts = 0;
   std::uint32_t workers_dead = 0;
   std::uint32_t slabs_leased = 0;
-  std::uint32_t slabs_leased_max = 0;
   std::uint64_t reserved_bytes = 0;
   std::uint64_t reserved_bytes_max = 0;
 };

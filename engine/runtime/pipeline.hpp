@@ -52,6 +52,7 @@
 #include <fmt/format.h>
 
 #include "policy/scheduling_policy.hpp"
+#include "trace/invariants.hpp"
 #include "trace/trace.hpp"
 
 namespace zkpipe::runtime {
@@ -83,12 +84,21 @@ struct PipelineSettings {
   std::uint32_t synthesis_threads = 1;
   // Worker i dies at worker_death_s[i] (a scheduled fault): at once if idle or computing, at the
   // end of its copy if copying (the policy must not reissue a slab that a copy still reads).
-  std::vector<double> worker_death_s;
+  std::vector<double> worker_death_s{};
   // Measuring synthesis alone: workers drop synthesized partitions where they would copy them.
   bool synthesis_alone = false;
   std::string run_name;
   trace::Source source = trace::Source::simulated;
 };
+
+// What trace::check_invariants expects of a run of the pipeline under `policy`: its partitions,
+// the outcomes it reported, the budget, the in-flight limit and, where every copy was staged
+// pinned, the pools' slabs.
+inline trace::RunExpectations run_expectations(const policy::PolicySettings& policy, std::uint32_t proved,
+                                               std::uint32_t failed, bool staged_pinned) {
+  return {policy.partitions, proved, failed, policy.host_budget_bytes, policy.partitions_in_flight_max,
+          staged_pinned ? std::optional(policy.pool_slabs) : std::nullopt, staged_pinned ? policy.pools() : 1u};
+}
 
 // What a step knows of its attempt.
 struct Context {

@@ -1,11 +1,18 @@
 // Contract: the JSON sidecar that travels next to a trace CSV (trace.csv -> trace.json). It holds
-// the scenario or settings that produced the trace, facts about the machine and the versions of
-// the software, so a trace can be compared or recalibrated later without guessing its origin.
+// the job or scenario that produced the trace, the effective settings, facts about the machine and
+// the versions of the software, so a trace can be compared or recalibrated later without guessing
+// its origin. The job and machine facts are typed: a fact a writer does not know is absent (an
+// empty std::optional, no key), and reading a sidecar whose fact is mistyped, or whose required
+// fact is missing, throws one TraceError naming the file and the key (scenario.partitions).
+// Sidecars of every earlier schema read, their absent facts empty.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -14,12 +21,49 @@
 
 namespace zkpipe::trace {
 
+// The machine that ran the trace (the engine's), or the one simulated or imported.
+struct MachineFacts {
+  std::optional<std::uint32_t> cores{};
+  std::optional<std::uint64_t> available_memory_bytes{};  // the engine's host memory available
+  std::optional<std::uint32_t> cuda_devices{};            // the engine's CUDA devices
+  std::optional<std::uint32_t> gpus{};                    // a simulation's GPUs
+  std::optional<double> host_memory_gbps{};               // a simulation's host memory bandwidth
+  std::optional<std::uint32_t> copy_engines_h2d{};        // a simulation's copy engines per GPU
+  // The link's rate, which calibration subtracts from every copy; absent where the engine could
+  // copy from pageable memory only.
+  std::optional<double> pcie_h2d_gbps{};
+  std::optional<double> idle_h2d_gbps{};       // the engine's staging copy with nothing else running ...
+  std::optional<std::string> idle_h2d_from{};  // ... from "pinned" or "pageable" memory
+  bool operator==(const MachineFacts&) const = default;
+};
+
+// The job the trace ran (the sidecar's "scenario"): its name and partitions, which every sidecar
+// states, and what the engine (sizes per partition) or the cuzk import (its logs and records)
+// knows of it.
+struct JobFacts {
+  std::string job;  // the circuit, "cuzk", or the simulated scenario's name
+  std::uint32_t partitions = 0;
+  std::optional<std::uint64_t> constraints_per_partition{};
+  std::optional<std::uint32_t> lg_domain{};
+  std::optional<std::uint32_t> public_inputs{};
+  std::optional<std::uint64_t> variables{};  // z's length: ONE, the public inputs and the witness
+  std::optional<std::uint64_t> partition_abc_bytes{};
+  std::optional<std::uint64_t> partition_witness_bytes{};
+  std::optional<std::uint64_t> proving_key_bytes{};
+  std::optional<std::uint64_t> worker_host_bytes{};  // each worker's host buffers, held all job long
+  std::optional<std::uint64_t> jobs{};               // cuzk's proofs
+  std::optional<std::vector<std::string>> logs{};    // the cuzk logs imported
+  std::optional<nlohmann::json> cuzk_partitions{};   // per partition, cuzk's figures beyond the spans
+  std::optional<nlohmann::json> scenario_file{};     // a simulation's scenario file, as JSON
+  bool operator==(const JobFacts&) const = default;
+};
+
 struct Sidecar {
   Source source = Source::simulated;
-  nlohmann::json scenario = nlohmann::json::object();  // scenario file contents or engine settings
+  JobFacts scenario;
   nlohmann::json settings = nlohmann::json::object();  // effective settings (after defaults)
-  nlohmann::json machine = nlohmann::json::object();   // cores, memory, GPUs, PCIe ...
-  std::map<std::string, std::string> versions;          // "zkpipe", "simgrid", "cuda" ...
+  MachineFacts machine;
+  std::map<std::string, std::string> versions;  // "zkpipe", "simgrid", "cuda" ...
   // The trace's summary_metrics (and partitions_completed, h2d_bytes), written with the trace so
   // that scripts read its figures here rather than from a program's output; empty in sidecars
   // written before it.
@@ -29,6 +73,10 @@ struct Sidecar {
 // The summary as a sidecar holds it: summary_metrics by name, partitions_completed and h2d_bytes.
 nlohmann::json summary_json(const TraceSummary& summary);
 
+void to_json(nlohmann::json& json, const MachineFacts& facts);
+void from_json(const nlohmann::json& json, MachineFacts& facts);
+void to_json(nlohmann::json& json, const JobFacts& facts);
+void from_json(const nlohmann::json& json, JobFacts& facts);
 nlohmann::json to_json(const Sidecar& sidecar);
 Sidecar sidecar_from_json(const nlohmann::json& json);
 std::filesystem::path sidecar_path_for(const std::filesystem::path& trace_csv);

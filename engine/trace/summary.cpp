@@ -21,6 +21,8 @@ double union_length_s(std::vector<std::pair<double, double>> intervals) {
   return total_s;
 }
 
+}  // namespace
+
 double median(std::vector<double> values) {
   const std::size_t middle = values.size() / 2;
   std::ranges::nth_element(values, values.begin() + middle);
@@ -29,8 +31,6 @@ double median(std::vector<double> values) {
   const double lower = *std::max_element(values.begin(), values.begin() + middle);
   return (lower + upper) / 2;
 }
-
-}  // namespace
 
 TraceSummary summarize(std::span<const Span> spans) {
   TraceSummary summary;

@@ -13,6 +13,7 @@
 //   waits             total seconds spent in wait_pool and wait_budget
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <span>
 #include <string>
@@ -46,6 +47,15 @@ struct TraceSummary {
 };
 
 TraceSummary summarize(std::span<const Span> spans);
+
+// The median of `values` (not empty): the mean of the middle two for an even count.
+double median(std::vector<double> values);
+// The upper median of `values` (not empty): the larger of the middle two for an even count.
+template <typename T>
+T upper_median(std::vector<T> values) {
+  std::ranges::nth_element(values, values.begin() + std::ptrdiff_t(values.size() / 2));
+  return values[values.size() / 2];
+}
 
 // Named scalar figures of a summary, in a fixed order: what `compare` and `sweep` tabulate.
 std::vector<std::pair<std::string, double>> summary_metrics(const TraceSummary& summary);

@@ -151,7 +151,7 @@ TEST(Engine, ATightBudgetMakesSynthesisWaitButIsNeverExceeded) {
   // What the key and the workers' buffers hold, as the engine reserves it (a run with room to
   // spare says: budget - partition budget), plus two partitions in flight.
   const JobReport roomy = run_fake_job(1, settings).report;
-  settings.host_budget_bytes = roomy.settings.host_budget_bytes - roomy.partition_budget_bytes + 2 * partition_bytes();
+  settings.host_budget_bytes = roomy.settings.host_budget_bytes - roomy.admission.host_budget_bytes + 2 * partition_bytes();
   FakeJobOutcome outcome = run_fake_job(8, settings);
   EXPECT_JOB_KEEPS_ITS_PROMISES(outcome);
   EXPECT_EQ(outcome.report.proved, 8u);
@@ -398,7 +398,7 @@ TEST(Engine, TraceFilesCarryWhatCalibrationReads) {
   const trace::Sidecar sidecar = trace::read_sidecar(trace::sidecar_path_for(dir / "trace.csv"));
   EXPECT_EQ(sidecar.source, trace::Source::measured);
   EXPECT_EQ(sidecar.settings.value("staging", ""), outcome.report.staging_memory);
-  EXPECT_GT(sidecar.machine.value("pcie_h2d_gbps", 0.0), 0.0);
+  EXPECT_GT(sidecar.machine.pcie_h2d_gbps.value_or(0.0), 0.0);
   EXPECT_TRUE(std::filesystem::exists(dir / "trace.perfetto.json"));
   std::filesystem::remove_all(dir);
 }

@@ -73,9 +73,9 @@ std::vector<std::string> job_violations(const FakeJobOutcome& outcome) {
   if (report.budget_reserved_max_bytes > report.settings.host_budget_bytes)
     broken.push_back(fmt::format("budget high-water {} > budget {}", report.budget_reserved_max_bytes,
                                  report.settings.host_budget_bytes));
-  if (report.partition_reserved_max_bytes > report.partition_budget_bytes)
+  if (report.partition_reserved_max_bytes > report.admission.host_budget_bytes)
     broken.push_back(fmt::format("partitions reserved {} > their budget {}", report.partition_reserved_max_bytes,
-                                 report.partition_budget_bytes));
+                                 report.admission.host_budget_bytes));
   for (size_t pool = 0; pool < report.pool_slabs_leased_max_by_pool.size(); ++pool)
     if (report.pool_slabs_leased_max_by_pool[pool] > report.settings.pool_slabs)
       broken.push_back(fmt::format("{} slabs leased > pool {} of {}", report.pool_slabs_leased_max_by_pool[pool], pool,

@@ -190,7 +190,7 @@ TEST(CuzkImport, LaysOutOneCallsPhasesFromItsLines) {
   EXPECT_NEAR(result.stats.cuzk_gpu_s, 1.319, 1e-9);
   EXPECT_EQ(result.lines.used, 16u);
   EXPECT_EQ(result.sidecar.settings.at("staging"), "pageable");  // no pinned synthesis line
-  EXPECT_EQ(result.sidecar.scenario.at("cuzk_partitions")[0].at("prep_msm_ms"), 900);
+  EXPECT_EQ(result.sidecar.scenario.cuzk_partitions->at(0).at("prep_msm_ms"), 900);
   EXPECT_TRUE(trace::check_invariants(spans, {1, 1, 0, 0, 0, std::nullopt, 1, false}).empty());
 }
 
@@ -207,7 +207,7 @@ TEST(CuzkImport, AMonolithicJobIsOnePartitionAndItsSpawnLineIsMatched) {
          "partition=None spawn_to_enter_ms=4 prove_start_ms=1151\n";
   const ImportResult result = import_texts({log}, {});
   EXPECT_EQ(result.stats.partitions, 1u);
-  EXPECT_EQ(result.sidecar.scenario.at("cuzk_partitions")[0].at("cuzk_partition"), nullptr);
+  EXPECT_EQ(result.sidecar.scenario.cuzk_partitions->at(0).at("cuzk_partition"), nullptr);
   expect_span(only(result.spans, trace::Phase::witness_split), "cpu:gpu0w0", 1.000, 1.020);  // entered 4 ms later
   EXPECT_EQ(result.lines.unattributed, 0u);
   EXPECT_NE(format_import_summary(result).find("synthesis spans carry no constraints"), std::string::npos);
@@ -281,7 +281,7 @@ std::vector<Section> fixture_sections() {
 void expect_the_fixtures_sections(const ImportResult& result) {
   const std::vector<Section> sections = fixture_sections();
   ASSERT_EQ(sections.size(), 10u);
-  const auto& partitions = result.sidecar.scenario.at("cuzk_partitions");
+  const auto& partitions = result.sidecar.scenario.cuzk_partitions.value();
   for (const Section& section : sections) {
     const auto entry = std::ranges::find_if(partitions, [&](const nlohmann::json& p) {
       return p.at("job_id") == section.job_id && p.at("cuzk_partition") == section.partition;

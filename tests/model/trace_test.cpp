@@ -1,6 +1,9 @@
 // Tests of the shared trace schema: CSV round trip, errors naming line and column, the summary
-// on a hand-made trace, and the Chrome trace export.
+// on a hand-made trace, the Chrome trace export, and the sidecar's typed facts, old sidecars and
+// errors naming the key.
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 #include "test_support.hpp"
 #include "trace/perfetto.hpp"
@@ -112,16 +115,103 @@ TEST(TraceSidecar, RoundTripsThroughAFile) {
   model::testing::ScratchDirectory scratch;
   Sidecar sidecar;
   sidecar.source = Source::measured;
+  sidecar.scenario = {.job = "dense", .partitions = 8, .variables = 1000004};
   sidecar.settings = {{"staging", "pinned"}};
-  sidecar.machine = {{"pcie_h2d_gbps", 55.3}};
+  sidecar.machine.pcie_h2d_gbps = 55.3;
   sidecar.versions = {{"zkpipe", "test"}};
   const auto path = sidecar_path_for(scratch.path() / "run.csv");
   EXPECT_EQ(path.filename(), "run.json");
   write_sidecar(path, sidecar);
   const Sidecar read = read_sidecar(path);
   EXPECT_EQ(read.source, Source::measured);
+  EXPECT_EQ(read.scenario, sidecar.scenario);
   EXPECT_EQ(read.settings["staging"], "pinned");
+  EXPECT_EQ(read.machine, sidecar.machine);
   EXPECT_EQ(read.versions.at("zkpipe"), "test");
+}
+
+// Every fact round-trips through JSON; a fact left empty is no key at all.
+TEST(TraceSidecar, MachineAndJobFactsRoundTripAndOmitWhatIsAbsent) {
+  const MachineFacts machine{.cores = 16,
+                             .available_memory_bytes = 134024798208,
+                             .cuda_devices = 1,
+                             .gpus = 2,
+                             .host_memory_gbps = 150.0,
+                             .copy_engines_h2d = 2,
+                             .pcie_h2d_gbps = 54.6,
+                             .idle_h2d_gbps = 6.8,
+                             .idle_h2d_from = "pageable"};
+  EXPECT_EQ(nlohmann::json(machine).get<MachineFacts>(), machine);
+  EXPECT_EQ(nlohmann::json(MachineFacts{.cores = 4}), nlohmann::json::parse(R"({"cores": 4})"));
+  const JobFacts job{.job = "cuzk",
+                     .partitions = 2,
+                     .constraints_per_partition = 130'000'000,
+                     .lg_domain = 27,
+                     .public_inputs = 70,
+                     .variables = 130'000'071,
+                     .partition_abc_bytes = 12'480'000'000,
+                     .partition_witness_bytes = 4'160'002'272,
+                     .proving_key_bytes = 47'000'000'000,
+                     .worker_host_bytes = 9'000'000'000,
+                     .jobs = 2,
+                     .logs = std::vector<std::string>{"a.log", "b.log"},
+                     .cuzk_partitions = nlohmann::json::parse(R"([{"partition": 0, "prep_msm_ms": 900}])"),
+                     .scenario_file = nlohmann::json::parse(R"({"name": "seed", "workload": {"partitions": 2}})")};
+  EXPECT_EQ(nlohmann::json(job).get<JobFacts>(), job);
+  EXPECT_EQ(nlohmann::json(JobFacts{.job = "dense", .partitions = 8}),
+            nlohmann::json::parse(R"({"job": "dense", "partitions": 8})"));
+}
+
+// A sidecar the engine wrote before the facts were typed (schema 1) reads, its absent facts empty.
+TEST(TraceSidecar, AnOldEngineSidecarReads) {
+  const Sidecar sidecar = read_sidecar(model::testing::source_dir() /
+                                       "scenarios/calibration/traces/staging-h200-20261129T1020/dense/pageable/trace.json");
+  EXPECT_EQ(sidecar.source, Source::measured);
+  EXPECT_EQ(sidecar.scenario.job, "dense");
+  EXPECT_EQ(sidecar.scenario.partitions, 8u);
+  EXPECT_EQ(sidecar.scenario.variables, 1000004u);
+  EXPECT_EQ(sidecar.scenario.partition_abc_bytes, 100663296u);
+  EXPECT_FALSE(sidecar.scenario.worker_host_bytes);
+  EXPECT_EQ(sidecar.machine.cores, 16u);
+  EXPECT_EQ(sidecar.machine.idle_h2d_from, "pinned");
+  EXPECT_FALSE(sidecar.machine.idle_h2d_gbps);
+  EXPECT_NEAR(sidecar.machine.pcie_h2d_gbps.value(), 54.56, 0.01);
+}
+
+// A simulation's sidecar before schema 3 held the scenario file itself where the job facts stand.
+TEST(TraceSidecar, AnOldSimulatedSidecarKeepsItsScenarioFile) {
+  const nlohmann::json file = nlohmann::json::parse(R"({"name": "seed", "workload": {"partitions": 8}})");
+  const Sidecar sidecar = sidecar_from_json(
+      {{"schema", "zkpipe-trace-sidecar/2"}, {"source", "simulated"}, {"scenario", file}, {"machine", {{"cores", 16}}}});
+  EXPECT_EQ(sidecar.scenario.scenario_file, file);
+  EXPECT_EQ(sidecar.machine.cores, 16u);
+}
+
+// A required fact missing, or a fact of the wrong type, is one error naming the file and the key.
+TEST(TraceSidecar, AMissingOrMistypedFactIsAnErrorNamingTheFileAndKey) {
+  model::testing::ScratchDirectory scratch;
+  const auto path = scratch.path() / "trace.json";
+  auto error_reading = [&](const nlohmann::json& json) {
+    std::ofstream(path) << json.dump();
+    try {
+      read_sidecar(path);
+    } catch (const TraceError& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  Sidecar sidecar;
+  sidecar.scenario = {.job = "dense", .partitions = 8};
+  nlohmann::json json = to_json(sidecar);
+  json["scenario"].erase("partitions");
+  std::string message = error_reading(json);
+  EXPECT_NE(message.find(path.string()), std::string::npos) << message;
+  EXPECT_NE(message.find("no scenario.partitions"), std::string::npos) << message;
+  json["scenario"]["partitions"] = 8;
+  json["machine"]["cores"] = "sixteen";
+  message = error_reading(json);
+  EXPECT_NE(message.find(path.string()), std::string::npos) << message;
+  EXPECT_NE(message.find("machine.cores"), std::string::npos) << message;
 }
 
 }  // namespace

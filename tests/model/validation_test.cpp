@@ -44,11 +44,11 @@ TEST(Validation, SimulatedItemsAreTheEngineItemsOfTheSamePartitionShape) {
   for (const char* run : {"poseidon-merkle/pinned", "dense/pinned"}) {
     const auto trace = testing::source_dir() / shipped_traces / run / "trace.csv";
     const trace::Trace measured = trace::read_csv_file(trace);
-    const nlohmann::json job = trace::read_sidecar(trace::sidecar_path_for(trace)).scenario;
+    const trace::JobFacts job = trace::read_sidecar(trace::sidecar_path_for(trace)).scenario;
     for (const auto& [partition, measured_kernels] : kernel_items(measured)) {
       trace::Trace own;
       std::ranges::copy_if(measured, std::back_inserter(own), [&](const trace::Span& s) { return s.partition == partition; });
-      const auto shape = measured_shape(own, job.at("variables"));
+      const auto shape = measured_shape(own, job.variables.value());
       ASSERT_TRUE(shape) << run << " partition " << partition;
       Scenario scenario = small;
       scenario.workload.partitions = 1;
@@ -56,7 +56,7 @@ TEST(Validation, SimulatedItemsAreTheEngineItemsOfTheSamePartitionShape) {
       scenario.workload.zero_scalar_share = shape->zero_scalar_share;
       scenario.workload.one_scalar_share = shape->one_scalar_share;
       scenario.workload.variables = shape->variables;
-      scenario.workload.public_inputs = job.at("public_inputs");
+      scenario.workload.public_inputs = job.public_inputs.value();
       scenario.calibration.gpu_phase_cost.clear();
       for (Phase phase : {Phase::ntt, Phase::msm_h, Phase::batch_add, Phase::msm_a, Phase::msm_b1, Phase::msm_l, Phase::msm_b2})
         scenario.calibration.gpu_phase_cost[phase] = {0.001, 0.01};
