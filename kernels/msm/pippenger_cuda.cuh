@@ -55,21 +55,30 @@ ZK_HD int32_t booth_digit(const uint64_t limbs[4], int w, int c) {
 }
 
 // The GPU MSM's tuning knobs, measured on the H200 (sm_90, 132 SMs) with kernels/bench/bench_kernels
-// --sweep-windows 22,24 --fixed-base (random scalars, device-resident inputs, median of 5 after 2
-// warm-ups; 2026-12-03, chunked accumulation; milliseconds by window width c):
+// --sweep-windows (random scalars, device-resident inputs, median of 5 after 2 warm-ups (3 at
+// 2^26); 2026-12-03, chunked accumulation; milliseconds by window width c):
+//   G1 2^20: c=10 16.3  c=12 14.6  c=13 12.7  c=14 13.5  c=15 14.6  c=16 11.7  c=17 19.1  c=18 28.1
 //   G1 2^22: c=12 47.4  c=13 43.7  c=14 41.9  c=15 40.5  c=16 35.8  c=17 44.7  c=18 55.1  c=19 75.2
 //   G1 2^24: c=14 155.2 c=15 146.4 c=16 129.0 c=17 140.7 c=18 145.5 c=19 161.6 c=20 186.8
+//   G1 2^26: c=16 502.0 c=17 518.6 c=18 499.4 c=19 495.0 c=20 477.8 c=21 609.9 c=22 670.7
+//   G2 2^20: c=12 43.7  c=13 38.6  c=14 40.4  c=16 37.4  c=17 47.4
 //   G2 2^22: c=12 145.0 c=13 132.1 c=14 128.5 c=15 123.9 c=16 114.4 c=17 131.2 c=18 144.4
 //   G2 2^24: c=14 478.8 c=15 446.9 c=16 407.7 c=17 422.2 c=18 434.5 c=19 461.6 c=20 494.3
 //   fixed-base G1 2^22: c=16 33.6 c=18 33.0 c=19 31.5 c=20 29.3 c=21 32.2 c=22 34.6
 //   fixed-base G1 2^24: c=16 127.6 c=18 122.3 c=19 117.8 c=20 106.4 c=21 111.3 c=22 105.5
 //   fixed-base G2 2^22: c=16 104.7 c=18 102.4 c=19 98.3 c=20 95.7 c=21 105.4 c=22 111.7
 //   fixed-base G2 2^24: c=16 398.0 c=18 380.6 c=19 359.5 c=20 336.4 c=21 351.2 c=22 350.3
-// Fitting time = a * windows * n + b * windows * 2^(c-1) to G1 2^24 (c = 16, 19) gives a = 0.45 ns
-// per pair and b = 15 ns per bucket: bucket_cost = 34 pairs, which picks c = 16 at 2^22 and 2^24
-// (the best of both sweeps, both groups). Over a fixed-base table the one bucket set's cost is
-// fitted apart (fixed_base_bucket_cost = 12 picks c = 20 at 2^22 and 2^24, the best but for G1
-// 2^24's c = 22, 0.9 % faster); the history is in kernels/README.md.
+// The cost model, in pairs (a pair: one digit decomposed, sorted and accumulated):
+//   per window width: windows(c) * (n * (1 + sort_pass_cost * radix_passes(c)) + window_cost
+//                     + bucket_cost * 2^(c-1));
+//   over a fixed-base table (one sort of windows(c) * n pairs, one bucket set):
+//                     windows(c) * n * (1 + sort_pass_cost * radix_passes(c)) + window_cost
+//                     + fixed_base_bucket_cost * 2^(c-1).
+// CUB sorts c-bit keys in ceil(c / 8) passes, so c = 17 pays a third pass that c = 16 does not.
+// Least squares on the G1 sweeps (relative errors) gives sort_pass_cost 0.067, window_cost 2.4e5
+// and bucket_cost 24: the best width at 2^22, 2^24 and 2^26 (16, 16, 20) and 13 at 2^20 (8 % over
+// c = 16's 11.7 ms). fixed_base_bucket_cost = 12 picks 20 at 2^22 and 22 at 2^24, the best of
+// both fixed-base sweeps. The history is in kernels/README.md.
 struct GpuMsmPolicy {
   static constexpr int scalar_bits = 255;
   static constexpr int min_window_bits = 4;
@@ -84,18 +93,18 @@ struct GpuMsmPolicy {
   static constexpr uint32_t reduction_threads = 1u << 15;
   // Blocks of 256 accumulating threads per SM. Left to itself ptxas gives the G1 accumulation
   // 252 registers (one block, 12% occupancy, measured by ncu at 2^22: IPC 1.57, 65 of the MSM's
-  // 72 ms); two blocks cap it at 128 registers for 88 bytes of spills.
+  // 72 ms); two blocks cap it at 128 registers for 72 bytes of spill stores.
   static constexpr int accumulate_blocks_per_sm = 2;
-  // Cost of one bucket relative to one pair (digits, sort, accumulation), fitted above: per window
-  // width, and for a fixed-base table's one bucket set.
-  static constexpr double bucket_cost = 34.0;
+  // The cost model's terms, in pairs, fitted above.
+  static constexpr double sort_pass_cost = 0.067;
+  static constexpr double window_cost = 2.4e5;
+  static constexpr double bucket_cost = 24.0;
   static constexpr double fixed_base_bucket_cost = 12.0;
 
   static int windows(int c) { return (scalar_bits + 1 + c - 1) / c; }
-  // Window bits minimizing windows(c) * (n + bucket_cost * 2^(c-1)).
+  static int radix_passes(int c) { return (c + 7) / 8; }
+  // The cost model's cheapest window width for n scalars, per window or over a fixed-base table.
   static int window_bits(size_t n) { return cheapest_window(n, false); }
-  // Over a fixed-base table, one bucket set for all windows:
-  // windows(c) * n + fixed_base_bucket_cost * 2^(c-1).
   static int fixed_base_window_bits(size_t n) { return cheapest_window(n, true); }
 
  private:
@@ -103,9 +112,10 @@ struct GpuMsmPolicy {
     int best = min_window_bits;
     double best_cost = 0;
     for (int c = min_window_bits; c <= max_window_bits; ++c) {
-      const double bucket_sets = one_bucket_set ? 1 : windows(c);
-      const double per_bucket = one_bucket_set ? fixed_base_bucket_cost : bucket_cost;
-      const double cost = windows(c) * double(n) + bucket_sets * per_bucket * double(size_t{1} << (c - 1));
+      const double buckets = double(size_t{1} << (c - 1));
+      const double pairs = windows(c) * double(n) * (1 + sort_pass_cost * radix_passes(c));
+      const double cost = one_bucket_set ? pairs + window_cost + fixed_base_bucket_cost * buckets
+                                         : pairs + windows(c) * (window_cost + bucket_cost * buckets);
       if (c == min_window_bits || cost < best_cost) best = c, best_cost = cost;
     }
     return best;
