@@ -7,10 +7,10 @@
 // table and writes CSV rows to --csv.
 #include <algorithm>
 #include <bit>
-#include <memory>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -101,6 +101,17 @@ std::vector<Fr> random_scalars(size_t n, uint64_t seed) {
   return v;
 }
 
+// The median of `run` at 2^lg with c-bit windows, also written to the CSV as a `kernel` row.
+template <class Run>
+double median_ms_row(const Options& o, cudaStream_t stream, FILE* csv, const std::string& kernel, int lg, int c,
+                     Run&& run) {
+  const double ms = median_ms(o, stream, run);
+  std::fprintf(csv, "%s,%d,%d,%.4f\n", kernel.c_str(), lg, c, ms);
+  return ms;
+}
+
+// MSMs over a fixed-base table of the first 2^lg_max bases (built once at the policy's window,
+// its build timed apart), then, at each --sweep-windows size, tables of other widths.
 template <class Curve>
 void time_fixed_base_msms(const Options& o, int lg_min, int lg_max, const cuda::DeviceBuffer<ec::affine_t<Curve>>& d_bases,
                           const cuda::DeviceBuffer<Fr>& d_scalars, cudaStream_t stream, FILE* csv, const char* group) {
@@ -120,8 +131,8 @@ void time_fixed_base_msms(const Options& o, int lg_min, int lg_max, const cuda::
     const auto table = timed_table(size_t{1} << lg_max, 0);
     for (int lg = lg_min; lg <= lg_max; ++lg) {
       const size_t n = size_t{1} << lg;
-      const double t = median_ms(o, stream, [&] { gpu.msm(*table, nullptr, d_scalars.get(), n, stream); });
-      std::fprintf(csv, "msm_%s_fixed_base,%d,%d,%.4f\n", group, lg, table->window_bits(), t);
+      const double t = median_ms_row(o, stream, csv, std::string("msm_") + group + "_fixed_base", lg, table->window_bits(),
+                                     [&] { gpu.msm(*table, nullptr, d_scalars.get(), n, stream); });
       std::printf("  %s fixed-base MSM 2^%d: %.3f ms (window %d)\n", group, lg, t, table->window_bits());
       std::fflush(stdout);
     }
@@ -132,8 +143,8 @@ void time_fixed_base_msms(const Options& o, int lg_min, int lg_max, const cuda::
     std::printf("  window sweep, %s fixed-base MSM 2^%d:", group, lg);
     for (int c = std::max(6, lg - 8); c <= std::min(msm::GpuMsmPolicy::max_window_bits, lg); ++c) {
       const auto table = timed_table(n, c);
-      const double t = median_ms(o, stream, [&] { gpu.msm(*table, nullptr, d_scalars.get(), n, stream); });
-      std::fprintf(csv, "msm_%s_fixed_base_window,%d,%d,%.4f\n", group, lg, c, t);
+      const double t = median_ms_row(o, stream, csv, std::string("msm_") + group + "_fixed_base_window", lg, c,
+                                     [&] { gpu.msm(*table, nullptr, d_scalars.get(), n, stream); });
       std::printf("    c=%d %.2f ms\n", c, t);
       std::fflush(stdout);
     }
@@ -155,8 +166,8 @@ std::vector<double> time_msms(const Options& o, int lg_min, int lg_max, const ec
               msm::CudaMsm<Curve>::workspace_bytes(n_max) / double(1 << 30), d_bases.bytes() / double(1 << 30));
   for (int lg = lg_min; lg <= lg_max; ++lg) {
     const size_t n = size_t{1} << lg;
-    ms[lg] = median_ms(o, stream, [&] { gpu.msm(d_bases.get(), nullptr, d_scalars.get(), n, stream); });
-    std::fprintf(csv, "msm_%s,%d,%d,%.4f\n", group, lg, msm::GpuMsmPolicy::window_bits(n), ms[lg]);
+    ms[lg] = median_ms_row(o, stream, csv, std::string("msm_") + group, lg, msm::GpuMsmPolicy::window_bits(n),
+                           [&] { gpu.msm(d_bases.get(), nullptr, d_scalars.get(), n, stream); });
     std::printf("  %s MSM 2^%d: %.3f ms (window %d)\n", group, lg, ms[lg], msm::GpuMsmPolicy::window_bits(n));
     std::fflush(stdout);
   }
@@ -165,8 +176,8 @@ std::vector<double> time_msms(const Options& o, int lg_min, int lg_max, const ec
     const size_t n = size_t{1} << lg;
     std::printf("  window sweep, %s MSM 2^%d:", group, lg);
     for (int c = std::max(6, lg - 10); c <= std::min(msm::GpuMsmPolicy::max_window_bits, lg); ++c) {
-      double t = median_ms(o, stream, [&] { gpu.msm(d_bases.get(), nullptr, d_scalars.get(), n, stream, c); });
-      std::fprintf(csv, "msm_%s_window,%d,%d,%.4f\n", group, lg, c, t);
+      const double t = median_ms_row(o, stream, csv, std::string("msm_") + group + "_window", lg, c,
+                                     [&] { gpu.msm(d_bases.get(), nullptr, d_scalars.get(), n, stream, c); });
       std::printf(" c=%d %.2f", c, t);
       std::fflush(stdout);
     }
