@@ -116,7 +116,9 @@ struct Workload {
   double one_scalar_share = 0;
   std::uint64_t variables = 0;      // z's length; 0: as many as the constraints
   std::uint32_t public_inputs = 0;  // rows of the domain; the L MSM runs over the witness without them
-  std::uint64_t srs_bytes = 0;  // copied per partition when srs_residency = pinned-host (0: device.key_bytes)
+  // Where the key streams (srs_residency pinned-host), the points of each chunk the MSMs copy
+  // their bases in (the engine's CUDA backend's; gpu_kernels.hpp).
+  std::uint64_t stream_chunk_points = policy::default_stream_chunk_points;
   // Each attempt's witness splits, copied to its GPU after the split, before the compute section
   // (from pinned memory where staging is pinned); 0: none (the MSMs carry their own scalars).
   std::uint64_t witness_upload_bytes = 0;
