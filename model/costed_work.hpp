@@ -142,12 +142,14 @@ class CostedWork {
     return Step::ok();
   }
 
-  // The witness split on the worker's host thread, then the splits' upload (no a/b/c: no items).
+  // The witness split on the worker's host thread (its items: z's scalars, as the engine's), then
+  // the splits' upload (no a/b/c: no items).
   Step split(const runtime::Context& context, Attempt&, StepSpans& spans) {
     const double start_s = machine_.now_s();
     if (scenario_.calibration.witness_split_s > 0) {
       machine_.host_work(context.worker, scenario_.calibration.witness_split_s);
-      spans.push_back({trace::Phase::witness_split, Where::host, start_s, machine_.now_s()});
+      spans.push_back({trace::Phase::witness_split, Where::host, start_s, machine_.now_s(), 0,
+                       scenario_.workload.z_length()});
     }
     if (const std::uint64_t bytes = scenario_.workload.witness_upload_bytes) upload(context, bytes, path_of(context), spans);
     return Step::ok();
@@ -179,7 +181,7 @@ class CostedWork {
     if (scenario_.calibration.verify_s > 0) {
       const double start_s = machine_.now_s();
       machine_.host_work(context.worker, scenario_.calibration.verify_s);
-      if (context.alive()) spans.push_back({trace::Phase::verify, Where::host, start_s, machine_.now_s()});
+      if (context.alive()) spans.push_back({trace::Phase::verify, Where::host, start_s, machine_.now_s(), 0, 1});
     }
     return Step::ok();
   }
@@ -233,7 +235,7 @@ class CostedWork {
     const double start_s = machine_.now_s();
     machine_.host_work(context.worker, scenario_.calibration.assemble_s);
     attempt.assembled = true;
-    if (context.alive()) spans.push_back({trace::Phase::assemble, Where::host, start_s, machine_.now_s()});
+    if (context.alive()) spans.push_back({trace::Phase::assemble, Where::host, start_s, machine_.now_s(), 0, 1});
     return Step::ok();
   }
 

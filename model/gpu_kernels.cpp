@@ -53,8 +53,9 @@ MsmScalars scalars_of_z(const Workload& workload) {
 
 MsmScalars scalars_of_witness(const Workload& workload) {
   const MsmScalars z = scalars_of_z(workload);
-  return {z.ones - std::min<std::uint64_t>(z.ones, 1),
-          z.significant - std::min<std::uint64_t>(z.significant, workload.public_inputs)};
+  const std::uint64_t public_significant = workload.public_inputs - workload.public_inputs_one - workload.public_inputs_zero;
+  return {z.ones - std::min<std::uint64_t>(z.ones, 1 + workload.public_inputs_one),
+          z.significant - std::min(z.significant, public_significant)};
 }
 
 std::vector<GpuKernel> gpu_kernels(const Workload& workload, const std::map<trace::Phase, PhaseCost>& costs) {

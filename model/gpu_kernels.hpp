@@ -7,7 +7,9 @@
 //   msm_X        the tail MSM of X after its batch addition: the scalars neither 0 nor 1
 // A, B1 and B2 run over all of z = (1, public inputs, witness), L over the witness only. The
 // workload's shares are of z's scalars (Workload::z_length); z's ONE is a 1-scalar and its public
-// inputs count as neither 0 nor 1, so L has one 1-scalar and public_inputs significant scalars fewer.
+// inputs are 1, 0 or neither as the workload says (public_inputs_one, public_inputs_zero; by
+// default neither), so L has ONE and those 1-scalars fewer, and the other public inputs' significant
+// scalars fewer.
 //
 // The order is the engine's (prove_staged after the quotient's NTTs): ntt, msm_h, then per MSM A,
 // B1, L, B2 its batch addition and its tail MSM. A calibration with a tail_msm cost has supraseal's

@@ -293,13 +293,16 @@ Scenario read_scenario(const toml::table& table, const std::string& origin, cons
   TableReader workload = root.table("workload");
   scenario.workload.partitions = std::uint32_t(workload.integer("partitions", 8, 1, 1'000'000));
   scenario.workload.constraints_per_partition = workload.integer("constraints_per_partition", 1ull << 24, 1, 1ull << 32);
-  scenario.workload.bytes_per_constraint = std::uint32_t(workload.integer("bytes_per_constraint", 96, 1, 4096));
+  scenario.workload.bytes_per_constraint = workload.number("bytes_per_constraint", 96, 1, 4096);
   scenario.workload.zero_scalar_share = workload.number("zero_scalar_share", 0, 0, 1);
   scenario.workload.one_scalar_share = workload.number("one_scalar_share", 0, 0, 1);
   if (scenario.workload.zero_scalar_share + scenario.workload.one_scalar_share > 1)
     workload.fail("one_scalar_share", "zero_scalar_share + one_scalar_share exceeds 1");
   scenario.workload.variables = workload.integer("variables", 0, 0, 1ull << 32);
   scenario.workload.public_inputs = std::uint32_t(workload.integer("public_inputs", 0, 0, 1ull << 31));
+  scenario.workload.public_inputs_one = std::uint32_t(workload.integer("public_inputs_one", 0, 0, scenario.workload.public_inputs));
+  scenario.workload.public_inputs_zero = std::uint32_t(
+      workload.integer("public_inputs_zero", 0, 0, scenario.workload.public_inputs - scenario.workload.public_inputs_one));
   scenario.workload.stream_chunk_points =
       workload.integer("stream_chunk_points", policy::default_stream_chunk_points, 1, 1ull << 32);
   scenario.workload.witness_upload_bytes = std::uint64_t(workload.number("witness_upload_mib", 0, 0, 1 << 20) * double(1 << 20));
