@@ -5,7 +5,8 @@
 //   double now_s()
 //   void synthesize(double core_s)                 a synthesis's one-core work, at synthesis_rate()
 //   void host_work(WorkerId, double core_s)        a worker's host work (split, assembly, verify)
-//   void kernel(WorkerId, uint32_t gpu, double s)  GPU work (inside the compute section)
+//   Kernel start_kernel(WorkerId, uint32_t gpu, double s)  GPU work (inside the compute section),
+//   void wait_kernel(WorkerId, const Kernel&)      started, then waited for: the worker may copy between
 //   uint32_t take_copy_engine(uint32_t gpu)        the next free host-to-device engine, in FIFO order
 //   void release_copy_engine(uint32_t gpu, uint32_t engine)
 //   void copy(WorkerId, uint32_t gpu, uint32_t engine, uint64_t bytes, const H2dPathCost&, double slowdown)
@@ -13,7 +14,13 @@
 // SimGrid's (model/simulation.cpp: contention on the host's cores, the memory bus and PCIe) and
 // logical time's (model/logical_simulation.cpp: each step's cost at the load it starts under).
 // The cost formulas below, with the GPU kernels of gpu_kernels.hpp, are the model's one definition
-// of each cost.
+// of each cost. Where the key streams (srs_residency pinned-host), a kernel that reads its points
+// runs as the engine's CUDA backend runs it: its first chunk copied, then its share of each chunk
+// (by points) while the next chunk is copied, each chunk's copy an itemless h2d span inside the
+// kernel's span. A kernel runs while its worker copies, rather than a copy while it computes,
+// so that each copy holds its copy engine from its start to its end on the worker's own actor; the
+// timeline is the engine's: a chunk's work starts once it is copied and the work before it is
+// done, and its copy once the work two chunks back is done and the copy before it.
 #pragma once
 
 #include <algorithm>
@@ -93,10 +100,16 @@ class CostedWork {
       : scenario_(scenario),
         machine_(machine),
         faults_(scenario.fault_options()),
-        kernels_(gpu_kernels(scenario.workload, scenario.calibration.gpu_phase_cost)) {}
+        kernels_(gpu_kernels(scenario.workload, scenario.calibration.gpu_phase_cost)),
+        streams_key_(scenario.policy.srs_residency == SrsResidency::pinned_host) {}
 
   faults::FaultInjector& faults() { return faults_; }
-  std::size_t kernels_per_attempt() const { return kernels_.size(); }
+  // The spans of an attempt that succeeds at once, at most.
+  std::size_t spans_per_attempt() const {
+    std::size_t spans = kernels_.size() + 6;
+    for (const GpuKernel& kernel : kernels_) spans += streams_key_ ? kernel.base_chunks.size() : 0;
+    return spans;
+  }
 
   Step synthesize(std::uint32_t, const policy::SynthesisGrant& grant, Staged&, StepSpans& spans) {
     const double start_s = machine_.now_s();
@@ -109,11 +122,10 @@ class CostedWork {
   void check_handoff(const runtime::Context&, const Staged&) const {}
 
   Step copy_in(const runtime::Context& context, Staged&&, Attempt&, StepSpans& spans) {
-    const Calibration& calibration = scenario_.calibration;
     const H2dPathCost& path = path_of(context);
     const faults::TransferFault transfer = faults_.transfer_fault(context.partition, context.attempt);
     const std::uint32_t engine = machine_.take_copy_engine(context.gpu);
-    double start_s = machine_.now_s();
+    const double start_s = machine_.now_s();
     if (transfer == faults::TransferFault::stalled) {  // no progress until the watchdog gives up
       machine_.sleep_for(scenario_.faults.stalled_transfer_s);
       spans.push_back({trace::Phase::h2d, Where::link, start_s, machine_.now_s()});
@@ -125,39 +137,35 @@ class CostedWork {
                   transfer == faults::TransferFault::slow ? scenario_.faults.slow_transfer_factor : 1);
     spans.push_back({trace::Phase::h2d, Where::link, start_s, machine_.now_s(), bytes,
                      scenario_.workload.constraints_per_partition});
-    if (scenario_.policy.srs_residency == SrsResidency::pinned_host && scenario_.workload.srs_bytes > 0) {
-      start_s = machine_.now_s();
-      machine_.copy(context.worker, context.gpu, engine, scenario_.workload.srs_bytes, calibration.h2d_pinned, 1);
-      spans.push_back({trace::Phase::h2d, Where::link, start_s, machine_.now_s(), scenario_.workload.srs_bytes, 0});
-    }
     machine_.release_copy_engine(context.gpu, engine);
     if (faults_.worker_dies(context.worker, context.partition, context.attempt)) return Step::lost("the device was lost");
     return Step::ok();
   }
 
-  // The witness split on the worker's host thread, then the splits' upload (no a/b/c: no items).
+  // The witness split on the worker's host thread (its items: z's scalars, as the engine's), then
+  // the splits' upload (no a/b/c: no items).
   Step split(const runtime::Context& context, Attempt&, StepSpans& spans) {
-    double start_s = machine_.now_s();
+    const double start_s = machine_.now_s();
     if (scenario_.calibration.witness_split_s > 0) {
       machine_.host_work(context.worker, scenario_.calibration.witness_split_s);
-      spans.push_back({trace::Phase::witness_split, Where::host, start_s, machine_.now_s()});
+      spans.push_back({trace::Phase::witness_split, Where::host, start_s, machine_.now_s(), 0,
+                       scenario_.workload.z_length()});
     }
-    if (const std::uint64_t bytes = scenario_.workload.witness_upload_bytes) {
-      const std::uint32_t engine = machine_.take_copy_engine(context.gpu);
-      start_s = machine_.now_s();
-      machine_.copy(context.worker, context.gpu, engine, bytes, path_of(context), 1);
-      spans.push_back({trace::Phase::h2d, Where::link, start_s, machine_.now_s(), bytes, 0});
-      machine_.release_copy_engine(context.gpu, engine);
-    }
+    if (const std::uint64_t bytes = scenario_.workload.witness_upload_bytes) upload(context, bytes, path_of(context), spans);
     return Step::ok();
   }
 
   Step compute(const runtime::Context& context, Attempt& attempt, StepSpans& spans) {
     for (const GpuKernel& kernel : kernels_) {
       if (!context.alive()) return Step::ok();  // a dead worker launches no more kernels
-      const double start_s = machine_.now_s();
-      machine_.kernel(context.worker, context.gpu, kernel.seconds);
-      spans.push_back({kernel.phase, Where::gpu, start_s, machine_.now_s(), 0, kernel.items});
+      const std::size_t span = spans.size();  // before its chunks' copies, which start inside it
+      spans.push_back({kernel.phase, Where::gpu, machine_.now_s(), 0, 0, kernel.items});
+      if (streams_key_ && !kernel.base_chunks.empty()) {
+        run_on_streamed_bases(context, kernel, spans);
+      } else {
+        run_kernel(context, kernel.seconds);
+      }
+      spans[span].end_s = machine_.now_s();
       if (&kernel == &kernels_.front())  // the GPU held, idle
         machine_.host_work(context.worker, scenario_.calibration.compute_section_host_s);
     }
@@ -173,7 +181,7 @@ class CostedWork {
     if (scenario_.calibration.verify_s > 0) {
       const double start_s = machine_.now_s();
       machine_.host_work(context.worker, scenario_.calibration.verify_s);
-      if (context.alive()) spans.push_back({trace::Phase::verify, Where::host, start_s, machine_.now_s()});
+      if (context.alive()) spans.push_back({trace::Phase::verify, Where::host, start_s, machine_.now_s(), 0, 1});
     }
     return Step::ok();
   }
@@ -189,6 +197,37 @@ class CostedWork {
                                                               : scenario_.calibration.h2d_pageable;
   }
 
+  void run_kernel(const runtime::Context& context, double seconds) {
+    machine_.wait_kernel(context.worker, machine_.start_kernel(context.worker, context.gpu, seconds));
+  }
+
+  // An itemless host-to-device copy (no a/b/c: the witness splits, the key's points) on the GPU's
+  // next free copy engine; none where the worker died while it waited for the engine.
+  void upload(const runtime::Context& context, std::uint64_t bytes, const H2dPathCost& path, StepSpans& spans) {
+    const std::uint32_t engine = machine_.take_copy_engine(context.gpu);
+    if (context.alive()) {
+      const double start_s = machine_.now_s();
+      machine_.copy(context.worker, context.gpu, engine, bytes, path, 1);
+      spans.push_back({trace::Phase::h2d, Where::link, start_s, machine_.now_s(), bytes, 0});
+    }
+    machine_.release_copy_engine(context.gpu, engine);
+  }
+
+  // A kernel on the key's points streamed from pinned host memory, as the engine's CUDA backend
+  // runs it (DeviceBases::for_each_chunk): the first chunk copied, then the kernel's share of each
+  // chunk while the next one is copied. A dead worker copies and computes no more chunks.
+  void run_on_streamed_bases(const runtime::Context& context, const GpuKernel& kernel, StepSpans& spans) {
+    const std::vector<BaseChunk>& chunks = kernel.base_chunks;
+    const H2dPathCost& pinned = scenario_.calibration.h2d_pinned;
+    upload(context, chunks.front().bytes, pinned, spans);
+    for (std::size_t chunk = 0; chunk < chunks.size() && context.alive(); ++chunk) {
+      const auto share = machine_.start_kernel(context.worker, context.gpu,
+                                               kernel.seconds * double(chunks[chunk].points) / double(kernel.base_points));
+      if (chunk + 1 < chunks.size()) upload(context, chunks[chunk + 1].bytes, pinned, spans);
+      machine_.wait_kernel(context.worker, share);
+    }
+  }
+
   // A GPU error is decided once the kernels are done, before assembly (the engine's kernels fail
   // before its proof is assembled).
   Step assemble(const runtime::Context& context, Attempt& attempt, StepSpans& spans) {
@@ -196,7 +235,7 @@ class CostedWork {
     const double start_s = machine_.now_s();
     machine_.host_work(context.worker, scenario_.calibration.assemble_s);
     attempt.assembled = true;
-    if (context.alive()) spans.push_back({trace::Phase::assemble, Where::host, start_s, machine_.now_s()});
+    if (context.alive()) spans.push_back({trace::Phase::assemble, Where::host, start_s, machine_.now_s(), 0, 1});
     return Step::ok();
   }
 
@@ -204,6 +243,7 @@ class CostedWork {
   Machine& machine_;
   faults::FaultInjector faults_;
   const std::vector<GpuKernel> kernels_;  // each attempt's, in order
+  const bool streams_key_;                // the kernels stream the key's points they read
 };
 
 // The pipeline's settings for a scenario: its policy, threads and scheduled worker deaths.
@@ -234,7 +274,7 @@ template <class Runtime, class Machine>
 SimulationResult run_costed_pipeline(const Scenario& scenario, Runtime& runtime, Machine& machine) {
   CostedWork<Machine> work(scenario, machine);
   runtime::Pipeline pipeline(runtime, work, pipeline_settings(scenario));
-  pipeline.spans().reserve(std::size_t(scenario.workload.partitions) * (work.kernels_per_attempt() + 6));
+  pipeline.spans().reserve(std::size_t(scenario.workload.partitions) * work.spans_per_attempt());
   if (work.faults().pinned_allocation_fails()) pipeline.pinned_allocation_failed();
   try {
     pipeline.run();

@@ -2,9 +2,48 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
+#include <tuple>
 #include <utility>
 
 namespace zkpipe::model {
+
+namespace {
+
+// The key's bases of one MSM.
+struct MsmBases {
+  std::uint64_t points = 0;
+  std::uint64_t point_bytes = 0;
+};
+
+// What one kernel does: its phase, its items and the MSM bases it reads.
+struct KernelShape {
+  trace::Phase phase;
+  std::uint64_t items = 0;
+  std::vector<MsmBases> bases;
+};
+
+// The bases of each MSM that has scalars of the kind a kernel works on (ones, or significant):
+// pairs of those scalars' count and the MSM's bases.
+std::vector<MsmBases> read_where_scalars(std::initializer_list<std::pair<std::uint64_t, MsmBases>> msms) {
+  std::vector<MsmBases> read;
+  for (const auto& [scalars, bases] : msms)
+    if (scalars > 0) read.push_back(bases);
+  return read;
+}
+
+GpuKernel kernel_of(const KernelShape& shape, const PhaseCost& cost, std::uint64_t chunk_points) {
+  GpuKernel kernel{shape.phase, shape.items, cost.seconds(shape.items), {}, 0};
+  for (const MsmBases& bases : shape.bases)
+    for (std::uint64_t begin = 0; begin < bases.points; begin += chunk_points) {
+      const std::uint64_t points = std::min(chunk_points, bases.points - begin);
+      kernel.base_chunks.push_back({points, points * bases.point_bytes});
+      kernel.base_points += points;
+    }
+  return kernel;
+}
+
+}  // namespace
 
 MsmScalars scalars_of_z(const Workload& workload) {
   const double scalars = double(workload.z_length());
@@ -14,28 +53,36 @@ MsmScalars scalars_of_z(const Workload& workload) {
 
 MsmScalars scalars_of_witness(const Workload& workload) {
   const MsmScalars z = scalars_of_z(workload);
-  return {z.ones - std::min<std::uint64_t>(z.ones, 1),
-          z.significant - std::min<std::uint64_t>(z.significant, workload.public_inputs)};
+  const std::uint64_t public_significant = workload.public_inputs - workload.public_inputs_one - workload.public_inputs_zero;
+  return {z.ones - std::min<std::uint64_t>(z.ones, 1 + workload.public_inputs_one),
+          z.significant - std::min(z.significant, public_significant)};
 }
 
 std::vector<GpuKernel> gpu_kernels(const Workload& workload, const std::map<trace::Phase, PhaseCost>& costs) {
   using trace::Phase;
   const MsmScalars z = scalars_of_z(workload), witness = scalars_of_witness(workload);
-  std::vector<std::pair<Phase, std::uint64_t>> order{{Phase::ntt, workload.domain_size()},
-                                                      {Phase::msm_h, workload.domain_size()}};
+  const MsmBases z_g1{workload.z_length(), policy::g1_point_bytes}, z_g2{workload.z_length(), policy::g2_point_bytes};
+  const MsmBases witness_g1{workload.z_length() - std::min(workload.z_length(), 1 + std::uint64_t{workload.public_inputs}),
+                            policy::g1_point_bytes};
+  std::vector<KernelShape> order{{Phase::ntt, workload.domain_size(), {}},
+                                 {Phase::msm_h, workload.domain_size(), {{workload.domain_size(), policy::g1_point_bytes}}}};
   if (costs.contains(Phase::tail_msm)) {
-    order.insert(order.end(), {{Phase::batch_add, 3 * z.ones + witness.ones},
-                               {Phase::tail_msm, 2 * z.significant + witness.significant},
-                               {Phase::msm_b2, z.significant}});
+    order.insert(order.end(),
+                 {{Phase::batch_add, 3 * z.ones + witness.ones,
+                   read_where_scalars({{z.ones, z_g1}, {z.ones, z_g1}, {witness.ones, witness_g1}, {z.ones, z_g2}})},
+                  {Phase::tail_msm, 2 * z.significant + witness.significant,
+                   read_where_scalars({{z.significant, z_g1}, {z.significant, z_g1}, {witness.significant, witness_g1}})},
+                  {Phase::msm_b2, z.significant, read_where_scalars({{z.significant, z_g2}})}});
   } else {
-    for (const auto& [msm, scalars] :
-         {std::pair{Phase::msm_a, z}, {Phase::msm_b1, z}, {Phase::msm_l, witness}, {Phase::msm_b2, z}})
-      order.insert(order.end(), {{Phase::batch_add, scalars.ones}, {msm, scalars.significant}});
+    for (const auto& [msm, scalars, bases] : {std::tuple{Phase::msm_a, z, z_g1}, {Phase::msm_b1, z, z_g1},
+                                              {Phase::msm_l, witness, witness_g1}, {Phase::msm_b2, z, z_g2}})
+      order.insert(order.end(), {{Phase::batch_add, scalars.ones, read_where_scalars({{scalars.ones, bases}})},
+                                 {msm, scalars.significant, read_where_scalars({{scalars.significant, bases}})}});
   }
   std::vector<GpuKernel> kernels;
-  for (const auto& [phase, items] : order)
-    if (const auto cost = costs.find(phase); cost != costs.end())
-      kernels.push_back({phase, items, cost->second.seconds(items)});
+  for (const KernelShape& shape : order)
+    if (const auto cost = costs.find(shape.phase); cost != costs.end())
+      kernels.push_back(kernel_of(shape, cost->second, workload.stream_chunk_points));
   return kernels;
 }
 

@@ -27,8 +27,16 @@ class LogicalMachine {
   double now_s() const { return runtime_.now_s(); }
   void synthesize(double core_s) { run_on_host(synthesizing_, core_s); }
   void host_work(policy::WorkerId, double core_s) { run_on_host(executing_, core_s); }
-  void kernel(policy::WorkerId, std::uint32_t, double seconds) {
-    if (seconds > 0) spend(seconds);
+  struct Kernel {
+    double end_s;
+  };
+  Kernel start_kernel(policy::WorkerId, std::uint32_t, double seconds) {
+    if (seconds <= 0) return {now_s()};
+    ++activities;
+    return {now_s() + seconds};
+  }
+  void wait_kernel(policy::WorkerId, const Kernel& kernel) {
+    if (kernel.end_s > now_s()) runtime_.sleep_until(kernel.end_s);
   }
   std::uint32_t take_copy_engine(std::uint32_t gpu) {
     free_copy_engines_[gpu]->lock();

@@ -241,12 +241,11 @@ Calibration read_calibration(TableReader& root, double link_gbps) {
 
 // The [policy] settings resolved as the engine resolves its own: workers and the key's residency
 // fitted into the device budget where the scenario gives one and what the backend holds (a streamed
-// key copies its points per partition: srs_bytes, the key's bytes unless given), then every
-// setting left to choose chosen from the hardware and the workload.
+// key's points are copied inside every MSM), then every setting left to choose chosen from the
+// hardware and the workload.
 void resolve_policy(Scenario& scenario, const std::string& origin) {
-  Workload& workload = scenario.workload;
+  const Workload& workload = scenario.workload;
   PolicyKnobs& knobs = scenario.policy;
-  if (workload.srs_bytes == 0) workload.srs_bytes = workload.device.key_bytes;
   try {
     if (knobs.device_budget_bytes != 0 && workload.device.holds_device_memory())
       scenario.device_plan_change = policy::fit_device_memory(knobs, workload.device).change;
@@ -294,14 +293,18 @@ Scenario read_scenario(const toml::table& table, const std::string& origin, cons
   TableReader workload = root.table("workload");
   scenario.workload.partitions = std::uint32_t(workload.integer("partitions", 8, 1, 1'000'000));
   scenario.workload.constraints_per_partition = workload.integer("constraints_per_partition", 1ull << 24, 1, 1ull << 32);
-  scenario.workload.bytes_per_constraint = std::uint32_t(workload.integer("bytes_per_constraint", 96, 1, 4096));
+  scenario.workload.bytes_per_constraint = workload.number("bytes_per_constraint", 96, 1, 4096);
   scenario.workload.zero_scalar_share = workload.number("zero_scalar_share", 0, 0, 1);
   scenario.workload.one_scalar_share = workload.number("one_scalar_share", 0, 0, 1);
   if (scenario.workload.zero_scalar_share + scenario.workload.one_scalar_share > 1)
     workload.fail("one_scalar_share", "zero_scalar_share + one_scalar_share exceeds 1");
   scenario.workload.variables = workload.integer("variables", 0, 0, 1ull << 32);
   scenario.workload.public_inputs = std::uint32_t(workload.integer("public_inputs", 0, 0, 1ull << 31));
-  scenario.workload.srs_bytes = std::uint64_t(workload.number("srs_gib", 0, 0, 4096) * gib);
+  scenario.workload.public_inputs_one = std::uint32_t(workload.integer("public_inputs_one", 0, 0, scenario.workload.public_inputs));
+  scenario.workload.public_inputs_zero = std::uint32_t(
+      workload.integer("public_inputs_zero", 0, 0, scenario.workload.public_inputs - scenario.workload.public_inputs_one));
+  scenario.workload.stream_chunk_points =
+      workload.integer("stream_chunk_points", policy::default_stream_chunk_points, 1, 1ull << 32);
   scenario.workload.witness_upload_bytes = std::uint64_t(workload.number("witness_upload_mib", 0, 0, 1 << 20) * double(1 << 20));
   const auto mib = [&](const char* key) { return std::uint64_t(workload.number(key, 0, 0, 1 << 30) * double(1 << 20)); };
   scenario.workload.device = {mib("device_key_mib"), mib("device_shared_mib"), mib("device_worker_mib"),

@@ -7,6 +7,7 @@
 // expands into one Scenario per point (cartesian product, keys in alphabetical order).
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -110,13 +111,19 @@ struct Hardware {
 struct Workload {
   std::uint32_t partitions = 8;
   std::uint64_t constraints_per_partition = 1ull << 24;
-  std::uint32_t bytes_per_constraint = 96;  // a, b, c: one 32-byte Fr each
+  // a, b, c: one 32-byte Fr each per row of the domain, which holds the constraints and a little
+  // more (zkpipe validate states a measured run's exact bytes: its a/b/c bytes / its constraints).
+  double bytes_per_constraint = 96;
   // Shares of z = (1, public inputs, witness): its scalars equal to 0 and equal to 1.
   double zero_scalar_share = 0;
   double one_scalar_share = 0;
   std::uint64_t variables = 0;      // z's length; 0: as many as the constraints
   std::uint32_t public_inputs = 0;  // rows of the domain; the L MSM runs over the witness without them
-  std::uint64_t srs_bytes = 0;  // copied per partition when srs_residency = pinned-host (0: device.key_bytes)
+  std::uint32_t public_inputs_one = 0;   // of them, equal to 1 (z's 1-scalars that L lacks, ONE aside)
+  std::uint32_t public_inputs_zero = 0;  // equal to 0; the others are significant scalars
+  // Where the key streams (srs_residency pinned-host), the points of each chunk the MSMs copy
+  // their bases in (the engine's CUDA backend's; gpu_kernels.hpp).
+  std::uint64_t stream_chunk_points = policy::default_stream_chunk_points;
   // Each attempt's witness splits, copied to its GPU after the split, before the compute section
   // (from pinned memory where staging is pinned); 0: none (the MSMs carry their own scalars).
   std::uint64_t witness_upload_bytes = 0;
@@ -129,7 +136,9 @@ struct Workload {
   std::uint64_t host_key_bytes = 0;
   std::uint64_t host_worker_bytes = 0;
 
-  std::uint64_t partition_abc_bytes() const { return constraints_per_partition * bytes_per_constraint; }
+  std::uint64_t partition_abc_bytes() const {
+    return std::uint64_t(std::llround(double(constraints_per_partition) * bytes_per_constraint));
+  }
   std::uint64_t z_length() const { return variables > 0 ? variables : constraints_per_partition; }
   // The evaluation domain of the NTTs and the H MSM, as the engine's setup sizes it.
   std::uint64_t domain_size() const {

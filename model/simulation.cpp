@@ -121,16 +121,21 @@ class ActivityWaiter {
   }
 
   // Runs `flops` on `host`, first set to `pstate` where one is given, and waits for it.
-  // Exec::set_flops_amount, set_host and start are one simcall (a switch to SimGrid's maestro and
-  // back) each from an actor; from one simcall they run directly in maestro (callgrind, seed
-  // scenario: 13.4k -> 13.0k instructions per activity).
   void execute_on(sg4::Host* host, double flops, std::optional<unsigned long> pstate = std::nullopt) {
+    wait_until_done(start_execution(host, flops, pstate));
+  }
+
+  // Starts `flops` on `host`, first set to `pstate` where one is given. Exec::set_flops_amount,
+  // set_host and start are one simcall (a switch to SimGrid's maestro and back) each from an
+  // actor; from one simcall they run directly in maestro (callgrind, seed scenario: 13.4k -> 13.0k
+  // instructions per activity).
+  static sg4::ExecPtr start_execution(sg4::Host* host, double flops, std::optional<unsigned long> pstate = std::nullopt) {
     const sg4::ExecPtr exec = sg4::Exec::init();
     simgrid::kernel::actor::simcall_answered([&exec, host, flops, pstate] {
       if (pstate) host->set_pstate(*pstate);
       exec->set_flops_amount(flops)->set_host(host)->start();
     });
-    wait_until_done(exec);
+    return exec;
   }
 
  private:
@@ -310,10 +315,14 @@ struct SimgridMachine {
   double now_s() const { return sg4::Engine::get_clock(); }
   void synthesize(double core_s) { cpu->synthesize(core_s); }
   void host_work(policy::WorkerId worker, double core_s) { cpu->execute(waiters[worker], core_s, activities); }
-  void kernel(policy::WorkerId worker, std::uint32_t gpu, double seconds) {
-    if (seconds <= 0) return;
-    waiters[worker].execute_on(gpus[gpu].host, seconds);
+  using Kernel = sg4::ExecPtr;  // null: no work
+  Kernel start_kernel(policy::WorkerId, std::uint32_t gpu, double seconds) {
+    if (seconds <= 0) return nullptr;
     ++activities;
+    return ActivityWaiter::start_execution(gpus[gpu].host, seconds);
+  }
+  void wait_kernel(policy::WorkerId worker, const Kernel& kernel) {
+    if (kernel) waiters[worker].wait_until_done(kernel);
   }
   std::uint32_t take_copy_engine(std::uint32_t gpu) {
     gpus[gpu].free_copy_engines->lock();

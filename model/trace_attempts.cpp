@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -21,6 +22,9 @@ struct Attempt {
   std::uint64_t ones = 0;          // the largest batch_add's items: the 1-scalars over all of z
   std::uint64_t significant = 0;   // msm_a items: the scalars neither 0 nor 1 over all of z
   bool has_msm_a = false;
+  // The witness's (L's, over z without ONE and the public inputs): the batch_add before msm_l and
+  // msm_l's items; none where the attempt ran no msm_l.
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> witness_ones_and_significant;
 };
 
 // The partition's constraints: items of its a/b/c copy or of its synthesis (both carry them).
@@ -73,6 +77,8 @@ std::vector<Attempt> gpu_attempts(const trace::Trace& spans) {
         attempt.significant = spans[i].items;
         attempt.has_msm_a = true;
       }
+      if (spans[i].phase == Phase::msm_l && n > 0 && spans[indices[n - 1]].phase == Phase::batch_add)
+        attempt.witness_ones_and_significant = {spans[indices[n - 1]].items, spans[i].items};
     }
   }
   return attempts;
@@ -133,10 +139,11 @@ std::vector<double> witness_split_s(const trace::Trace& spans) {
   return splits;
 }
 
-std::optional<WorkloadShape> measured_shape(const trace::Trace& measured, std::uint64_t variables) {
+std::optional<WorkloadShape> measured_shape(const trace::Trace& measured, std::uint64_t variables,
+                                           std::uint32_t public_inputs) {
   const auto constraints = constraints_by_partition(measured);
   auto copies = copies_by_partition(measured);
-  std::vector<std::uint64_t> sizes, witness_uploads;
+  std::vector<std::uint64_t> sizes, witness_uploads, public_ones, public_zeros;
   std::vector<double> one_shares, zero_shares;
   for (const Attempt& attempt : gpu_attempts(measured)) {
     const trace::Span& first = measured[attempt.spans.front()];
@@ -151,12 +158,25 @@ std::optional<WorkloadShape> measured_shape(const trace::Trace& measured, std::u
     const double ones = std::min(1.0, double(attempt.ones) / n);
     one_shares.push_back(ones);
     zero_shares.push_back(std::clamp(1 - double(attempt.ones + attempt.significant) / n, 0.0, 1 - ones));
+    if (const auto& witness = attempt.witness_ones_and_significant) {  // z's scalars that L lacks: ONE and the public inputs
+      const std::uint64_t one = std::min<std::uint64_t>(attempt.ones - std::min(attempt.ones, witness->first + 1), public_inputs);
+      const std::uint64_t significant = std::min(attempt.significant - std::min(attempt.significant, witness->second),
+                                                 public_inputs - one);
+      public_ones.push_back(one);
+      public_zeros.push_back(public_inputs - one - significant);
+    }
   }
   if (sizes.empty()) return std::nullopt;
   using trace::upper_median;
   const double ones = upper_median(one_shares);
-  return WorkloadShape{upper_median(sizes), variables, ones, std::min(upper_median(zero_shares), 1 - ones),
-                       witness_uploads.empty() ? 0 : upper_median(witness_uploads)};
+  const std::uint64_t public_one = public_ones.empty() ? 0 : upper_median(public_ones);
+  return WorkloadShape{upper_median(sizes),
+                       variables,
+                       ones,
+                       std::min(upper_median(zero_shares), 1 - ones),
+                       witness_uploads.empty() ? 0 : upper_median(witness_uploads),
+                       std::uint32_t(public_one),
+                       std::uint32_t(public_zeros.empty() ? 0 : std::min(upper_median(public_zeros), public_inputs - public_one))};
 }
 
 }  // namespace zkpipe::model

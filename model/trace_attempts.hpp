@@ -19,7 +19,10 @@
 // over attempts, which a scenario's [workload] takes, and the bytes of each attempt's witness
 // upload (the median over attempts of the last h2d span without items before the attempt's first
 // kernel: version 2 traces; a streamed key's chunks, also without items, lie inside the kernels;
-// 0 in version 1, whose MSMs uploaded their scalars inside their kernel spans).
+// 0 in version 1, whose MSMs uploaded their scalars inside their kernel spans), and how many of
+// its `public_inputs` (the sidecar's scenario.public_inputs) are 1 and 0: z's 1- and significant
+// scalars that the witness's MSM (L: the batch_add before msm_l, and msm_l) lacks, ONE aside;
+// medians over attempts with an msm_l, none where there is none.
 #pragma once
 
 #include <cstdint>
@@ -39,10 +42,13 @@ struct WorkloadShape {
   double one_scalar_share = 0;   // z's 1-scalars / its length
   double zero_scalar_share = 0;  // 1 - non-zero scalars / z's length, within [0, 1 - one share]
   std::uint64_t witness_upload_bytes = 0;
+  std::uint32_t public_inputs_one = 0;   // public inputs equal to 1
+  std::uint32_t public_inputs_zero = 0;  // and to 0 (the others are significant)
 };
 
 // The shape of a measured trace's partitions; nullopt when it has no GPU attempt with an msm_a
 // span and a partition size (h2d or synth items).
-std::optional<WorkloadShape> measured_shape(const trace::Trace& measured, std::uint64_t variables = 0);
+std::optional<WorkloadShape> measured_shape(const trace::Trace& measured, std::uint64_t variables = 0,
+                                           std::uint32_t public_inputs = 0);
 
 }  // namespace zkpipe::model

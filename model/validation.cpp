@@ -113,7 +113,8 @@ std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::
   const nlohmann::json& settings = run.sidecar.settings;
   const trace::MachineFacts& machine = run.sidecar.machine;
   const trace::JobFacts& job = run.sidecar.scenario;
-  const auto shape = measured_shape(trace::read_csv_file(run.trace), job.variables.value_or(0));
+  const auto shape = measured_shape(trace::read_csv_file(run.trace), job.variables.value_or(0),
+                                    std::uint32_t(job.public_inputs.value_or(0)));
   if (!shape)
     throw std::runtime_error(fmt::format("{}: no GPU attempt with msm_a and a partition size: nothing to predict",
                                          run.trace.string()));
@@ -132,11 +133,13 @@ std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::
   toml::table workload{
       {"partitions", std::int64_t(job.partitions)},
       {"constraints_per_partition", std::int64_t(shape->constraints)},
-      {"bytes_per_constraint", std::max<std::int64_t>(1, std::llround(abc_bytes / double(shape->constraints)))},
+      {"bytes_per_constraint", std::max(1.0, abc_bytes / double(shape->constraints))},
       {"zero_scalar_share", shape->zero_scalar_share},
       {"one_scalar_share", shape->one_scalar_share},
       {"variables", std::int64_t(shape->variables)},
       {"public_inputs", std::int64_t(job.public_inputs.value_or(0))},
+      {"public_inputs_one", std::int64_t(shape->public_inputs_one)},
+      {"public_inputs_zero", std::int64_t(shape->public_inputs_zero)},
       {"witness_upload_mib", double(shape->witness_upload_bytes) / mib}};
   // What the backend held on a device (runs traced since the device-memory plan) ...
   if (settings.contains("device_footprint")) {

@@ -58,7 +58,7 @@ struct CopyWatchdog {
 
 class CudaBackend final : public ProverBackend {
  public:
-  static constexpr size_t default_stream_chunk_points = size_t{1} << 22;
+  static constexpr size_t default_stream_chunk_points = zkpipe::policy::default_stream_chunk_points;
   explicit CudaBackend(size_t stream_chunk_points = default_stream_chunk_points);
   ~CudaBackend() override;
   std::string name() const override { return "cuda"; }

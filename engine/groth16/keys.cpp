@@ -8,6 +8,7 @@
 #include "engine/util/atomic_file.hpp"
 #include "engine/util/error.hpp"
 #include "kernels/util/parallel.hpp"
+#include "policy/device_memory.hpp"
 
 namespace zk::groth16 {
 namespace {
@@ -139,6 +140,9 @@ void write_key(const ProvingKey& pk, Writer& w) {
 }
 
 }  // namespace
+
+static_assert(sizeof(G1Affine) == zkpipe::policy::g1_point_bytes && sizeof(G2Affine) == zkpipe::policy::g2_point_bytes,
+              "the model streams the key's points at the policy's point sizes");
 
 uint64_t ProvingKey::msm_point_bytes() const {
   return (a.size() + b1.size() + l.size() + h.size()) * sizeof(G1Affine) + b2.size() * sizeof(G2Affine);

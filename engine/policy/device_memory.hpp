@@ -28,6 +28,14 @@ struct DeviceFootprint {
   bool holds_device_memory() const { return key_bytes + shared_bytes + worker_bytes + streaming_bytes > 0; }
 };
 
+// The key's points as a backend holds and streams them: an affine G1 and an affine G2 point of
+// BLS12-381 (two and four 48-byte coordinates; groth16/keys.cpp checks them against the curve
+// types), and the points of each chunk in which the CUDA backend streams a key that is not on the
+// device (srs_residency pinned-host) into its MSMs.
+inline constexpr std::uint64_t g1_point_bytes = 96;
+inline constexpr std::uint64_t g2_point_bytes = 192;
+inline constexpr std::uint64_t default_stream_chunk_points = std::uint64_t{1} << 22;
+
 struct DevicePlan {
   std::uint32_t workers_per_gpu = 1;
   bool key_on_device = true;

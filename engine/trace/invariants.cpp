@@ -43,8 +43,14 @@ class Checker {
 
   // Walks one partition's spans in time order, attempt by attempt; collects its holdings.
   void check_partition(std::uint32_t partition, std::vector<const Span*> spans) {
-    std::ranges::stable_sort(spans, [](const Span* a, const Span* b) {
-      return a->start_s != b->start_s ? a->start_s < b->start_s : phase_rank(a->phase) < phase_rank(b->phase);
+    // At one instant, phases in their order, but a copy after the kernels: a copy that starts with
+    // an MSM or a batch addition (the model starts a streamed key's first chunk as its kernel
+    // starts) is one of its chunks.
+    auto rank_at_one_instant = [](Phase phase) {
+      return phase == Phase::h2d ? 2 * phase_rank(Phase::msm_a) + 1 : 2 * phase_rank(phase);
+    };
+    std::ranges::stable_sort(spans, [&](const Span* a, const Span* b) {
+      return a->start_s != b->start_s ? a->start_s < b->start_s : rank_at_one_instant(a->phase) < rank_at_one_instant(b->phase);
     });
     std::map<int, double> end_by_rank;  // latest end of each rank seen in this attempt
     double msm_end_s = -1;              // latest end of the attempt's MSMs and batch additions so far

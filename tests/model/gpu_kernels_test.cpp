@@ -65,5 +65,49 @@ TEST(GpuKernels, ATailMsmCostRunsSuprasealsOrderAndPhasesWithoutCostAreNotRun) {
                 {Phase::ntt, 1024}, {Phase::batch_add, 3 * 300 + 299}, {Phase::tail_msm, 2 * 400 + 377}}));
 }
 
+// The key's points each kernel reads, in the chunks the engine's CUDA backend streams them in
+// (DeviceBases::for_each_chunk): H's domain; A's, B1's and B2's z and L's witness twice, for the
+// batch addition and for the tail MSM; G1 points 96 bytes, G2 points 192.
+TEST(GpuKernels, ReadTheKeysPointsInTheEnginesStreamedChunks) {
+  Workload streamed = workload();
+  streamed.stream_chunk_points = 256;
+  std::map<Phase, PhaseCost> costs;
+  for (Phase phase : {Phase::ntt, Phase::msm_h, Phase::batch_add, Phase::msm_a, Phase::msm_b1, Phase::msm_l, Phase::msm_b2})
+    costs[phase] = {0.5, 1.0};
+  auto chunks = [](std::vector<std::uint64_t> points, std::uint64_t point_bytes) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> expected;
+    for (std::uint64_t p : points) expected.emplace_back(p, p * point_bytes);
+    return expected;
+  };
+  const auto z_g1 = chunks({256, 256, 256, 232}, 96), witness_g1 = chunks({256, 256, 256, 208}, 96);
+  const auto z_g2 = chunks({256, 256, 256, 232}, 192);
+  const std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> expected{
+      {}, chunks({256, 256, 256, 256}, 96), z_g1, z_g1, z_g1, z_g1, witness_g1, witness_g1, z_g2, z_g2};
+  const std::vector<GpuKernel> kernels = gpu_kernels(streamed, costs);
+  ASSERT_EQ(kernels.size(), expected.size());
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> read;
+    std::uint64_t points = 0;
+    for (const BaseChunk& chunk : kernels[k].base_chunks) {
+      read.emplace_back(chunk.points, chunk.bytes);
+      points += chunk.points;
+    }
+    EXPECT_EQ(read, expected[k]) << "kernel " << k << " (" << trace::phase_name(kernels[k].phase) << ")";
+    EXPECT_EQ(kernels[k].base_points, points);
+  }
+}
+
+// An MSM without scalars of a kind reads no bases for them (the engine streams up to the last
+// selected base: none).
+TEST(GpuKernels, AKernelWithoutScalarsReadsNoBases) {
+  Workload no_ones = workload();
+  no_ones.one_scalar_share = 0;
+  const std::vector<GpuKernel> kernels = gpu_kernels(no_ones, {{Phase::batch_add, {}}, {Phase::msm_a, {}}});
+  ASSERT_EQ(kernels.size(), 5u);
+  EXPECT_EQ(kernels[0].base_points, 0u);  // A's batch addition: no 1-scalar in z
+  EXPECT_EQ(kernels[1].base_points, 1000u);
+  EXPECT_EQ(kernels[3].base_points, 0u);  // L's batch addition
+}
+
 }  // namespace
 }  // namespace zkpipe::model

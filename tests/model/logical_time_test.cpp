@@ -35,6 +35,7 @@ TEST(LogicalTime, GivesSimGridsTimelineWhereNothingContends) {
        {"faults.stalled_transfer_probability", "0.1"}, {"faults.stalled_transfer_s", "0.05"}},
       {{"hardware.gpus", "2"}, {"faults.worker_death_probability", "0.1"}, {"faults.worker_death_s", "[0.3, 0.9]"}},
       {{"faults.pinned_allocation_fails", "true"}},
+      {{"policy.srs_residency", "\"pinned-host\""}, {"workload.stream_chunk_points", "300000"}},
   };
   for (const auto& settings : variants) {
     const Scenario scenario = uncontended(settings);

@@ -126,6 +126,7 @@ rc::Gen<ScenarioChoice> arbitrary_scenario_choice(bool with_faults) {
     choice.pcie_h2d_gbps = double(*rc::gen::inRange<std::uint32_t>(4, 65));
     choice.retry_limit = *rc::gen::inRange<std::uint32_t>(0, 4);
     choice.pool_layout = *rc::gen::element(policy::PoolLayout::per_host, policy::PoolLayout::per_gpu);
+    choice.stream_chunk_points = *rc::gen::element<std::uint64_t>(0, 0, 1 << 14, 1 << 18);
     if (with_faults) {
       choice.gpu_error_probability = *rc::gen::inRange<std::uint32_t>(0, 41) / 100.0;
       choice.slow_transfer_probability = *rc::gen::inRange<std::uint32_t>(0, 31) / 100.0;
@@ -316,6 +317,10 @@ model::Scenario ScenarioChoice::build() const {
   scenario.policy.host_budget_bytes = scenario.workload.partition_abc_bytes() * budget_partitions;
   scenario.policy.workers_per_gpu = workers_per_gpu;
   scenario.policy.retry_limit = retry_limit;
+  if (stream_chunk_points > 0) {
+    scenario.policy.srs_residency = policy::SrsResidency::pinned_host;
+    scenario.workload.stream_chunk_points = stream_chunk_points;
+  }
   scenario.faults.gpu_error_probability = gpu_error_probability;
   scenario.faults.slow_transfer_probability = slow_transfer_probability;
   scenario.faults.stalled_transfer_probability = stalled_transfer_probability;
@@ -339,8 +344,7 @@ void showValue(const ScenarioChoice& c, std::ostream& os) {
      << c.slow_transfer_probability << ", stalled_transfer_probability " << c.stalled_transfer_probability
      << ", worker_death_probability " << c.worker_death_probability << ", worker_death_s [";
   for (std::size_t i = 0; i < c.worker_death_s.size(); ++i) os << (i ? ", " : "") << c.worker_death_s[i];
-  os << "], pinned_allocation_fails "
-     << c.pinned_allocation_fails;
+  os << "], pinned_allocation_fails " << c.pinned_allocation_fails << ", stream_chunk_points " << c.stream_chunk_points;
 }
 
 double simulated_makespan_s(const model::Scenario& scenario) {

@@ -69,6 +69,9 @@ struct ScenarioChoice {
   double worker_death_probability = 0;
   std::vector<double> worker_death_s{};  // scheduled deaths, worker i at the i-th time
   bool pinned_allocation_fails = false;
+  // The key's points streamed from pinned host memory into the MSMs in chunks of this many points
+  // (srs_residency pinned-host); 0: the key on the device.
+  std::uint64_t stream_chunk_points = 0;
 
   model::Scenario build() const;
 };

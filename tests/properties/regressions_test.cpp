@@ -1,6 +1,6 @@
 // Shrunk cases the properties found, kept as named regressions (README.md explains each): four
 // scheduling anomalies that are real and stay, and model bugs around a worker that dies
-// mid-attempt, fixed in model/simulation.cpp.
+// mid-attempt, fixed in model/simulation.cpp and model/costed_work.hpp.
 #include <algorithm>
 #include <map>
 #include <string>
@@ -187,6 +187,26 @@ TEST(Regressions, ADeadWorkerLaunchesNoMoreKernels) {
                           .budget_partitions = 3, .gpus = 1, .workers_per_gpu = 2, .copy_engines = 1,
                           .pcie_h2d_gbps = 9, .retry_limit = 0, .slow_transfer_probability = 0.07,
                           .stalled_transfer_probability = 0.02, .worker_death_s = {0.148}});
+}
+
+// With the key streamed, the only worker died during an MSM and went on copying its chunks, one
+// of them after the requeued attempt's synthesis began.
+TEST(Regressions, ADeadWorkerStreamsNoMoreChunks) {
+  expect_invariants_hold({.seed = 1, .partitions = 1, .lg_constraints = 18, .synthesis_threads = 1,
+                          .partitions_in_flight = 1, .staging = policy::Staging::pageable, .pool_slabs = 1,
+                          .budget_partitions = 1, .gpus = 1, .workers_per_gpu = 2, .copy_engines = 1,
+                          .pcie_h2d_gbps = 30, .retry_limit = 0, .worker_death_s = {0.137},
+                          .stream_chunk_points = 1 << 18});
+}
+
+// With the key streamed, a worker that died while it waited for the copy engine (held by the
+// other worker's copy) then copied its next chunk.
+TEST(Regressions, ADeadWorkerThatWaitedForTheCopyEngineCopiesNothing) {
+  expect_invariants_hold({.seed = 25, .partitions = 4, .lg_constraints = 17, .synthesis_threads = 2,
+                          .partitions_in_flight = 2, .staging = policy::Staging::pageable, .pool_slabs = 1,
+                          .pool_layout = policy::PoolLayout::per_gpu, .budget_partitions = 2, .gpus = 1,
+                          .workers_per_gpu = 2, .copy_engines = 1, .pcie_h2d_gbps = 15, .retry_limit = 0,
+                          .worker_death_s = {0.14}, .stream_chunk_points = 1 << 14});
 }
 
 }  // namespace
