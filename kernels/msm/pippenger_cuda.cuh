@@ -17,6 +17,9 @@
 //                   GpuMsmPolicy::range_buckets buckets in parallel (each range's offset added as
 //                   a small multiple), then the range sums are summed per window by a tree;
 //   5. combine:     the windows' sums come to the host and meet by doubling (Horner).
+// Over a fixed-base table (CudaFixedBases: each base times 2^(c w) for every window w) the pairs
+// of all windows form one bucket set (DigitLayout::fixed_base): one sort, one reduction, no
+// doubling.
 // Steps 1 and 2 depend on the scalars only: CudaMsmDigits computes them once, and
 // CudaMsm<Curve>::msm(bases, index, digits) runs steps 3-5 on them, so MSMs over the same scalars
 // (the prover's A, B_G1 and B_G2, in G1 and G2) share one decomposition and sort.
@@ -83,7 +86,7 @@ struct GpuMsmPolicy {
   static constexpr int scalar_bits = 255;
   static constexpr int min_window_bits = 4;
   static constexpr int max_window_bits = 22;
-  // Sorted pairs each accumulating thread adds (its chunk of the windows' lists end to end).
+  // Sorted pairs each accumulating thread adds (its chunk of the bucket sets' lists end to end).
   static constexpr uint32_t chunk_points = 128;
   // Segment sums of one bucket folded into one per thread and pass (see fold_sums_kernel).
   static constexpr uint32_t fold_factor = 16;

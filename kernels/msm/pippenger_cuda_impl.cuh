@@ -128,7 +128,7 @@ __device__ __forceinline__ size_t first_bucket_ending_after(const uint64_t* ends
   return lo;
 }
 
-// 3. One thread per chunk of chunk_points sorted pairs (the windows' lists end to end): it adds
+// 3. One thread per chunk of chunk_points sorted pairs (the bucket sets' lists end to end): it adds
 // its pairs bucket by bucket and, where a bucket's run in the chunk ends, stores the run's sum as
 // that bucket's segment (a bucket's segments are the chunks it touches, in order). One flat loop
 // over the chunk keeps a warp's threads in step whatever their buckets' bounds; a run's end costs a
