@@ -169,9 +169,8 @@ class CudaFixedBases {
  public:
   using Affine = ec::affine_t<Curve>;
 
-  // Device bytes of the table of n bases with c-bit windows, and of its build's scratch.
+  // Device bytes of the table of n bases with c-bit windows (its build takes n Jacobian points more).
   static size_t table_bytes(size_t n, int window_bits);
-  static size_t build_bytes(size_t n);
   // Builds the table of the device-resident d_bases[0, n) (0 bits: the policy's fixed-base
   // window); queued on `stream`.
   void build(const Affine* d_bases, size_t n, cudaStream_t stream, int window_bits = 0);

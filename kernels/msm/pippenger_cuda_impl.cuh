@@ -335,11 +335,6 @@ size_t CudaFixedBases<Curve>::table_bytes(size_t n, int window_bits) {
 }
 
 template <class Curve>
-size_t CudaFixedBases<Curve>::build_bytes(size_t n) {
-  return n * sizeof(ec::jacobian_t<Curve>);
-}
-
-template <class Curve>
 void CudaFixedBases<Curve>::build(const Affine* d_bases, size_t n, cudaStream_t stream, int window_bits) {
   const int c = resolve_window_bits(n, window_bits, DigitLayout::fixed_base);
   const int windows = GpuMsmPolicy::windows(c);
