@@ -2,14 +2,17 @@
 
 #include <chrono>
 #include <thread>
+#include <type_traits>
 
 #include "engine/groth16/cpu_backend.hpp"
 
 namespace zk::pipeline {
 namespace {
 
-void sleep_s(double seconds) {
-  if (seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+using Clock = std::chrono::steady_clock;
+
+Clock::time_point after_s(double seconds) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
 }  // namespace
@@ -42,25 +45,39 @@ void FakeBackend::stage_quotient_inputs(std::span<const groth16::Fr> a, std::spa
   const TransferFault transfer =
       attempt_ ? faults_.transfer_fault(attempt_->partition, attempt_->attempt) : TransferFault::none;
   if (transfer == TransferFault::stalled) {
-    sleep_s(faults_.options().stalled_transfer_s);
+    std::this_thread::sleep_until(after_s(faults_.options().stalled_transfer_s));
     throw DeviceError(fmt::format("{}: injected copy error: the staging copy stalled and its watchdog gave up after {} s",
                                   where(), faults_.options().stalled_transfer_s));
   }
-  sleep_s(options_.copy_delay_s * (transfer == TransferFault::slow ? faults_.options().slow_transfer_factor : 1));
+  const Clock::time_point done =
+      after_s(options_.copy_delay_s * (transfer == TransferFault::slow ? faults_.options().slow_transfer_factor : 1));
   ProverBackend::stage_quotient_inputs(a, b, c);
+  std::this_thread::sleep_until(done);
   if (attempt_ && faults_.worker_dies(worker_, attempt_->partition, attempt_->attempt)) {
     lost_ = true;
     throw DeviceLost(fmt::format("{}: injected device loss at the end of the copy", where()));
   }
 }
 
-void FakeBackend::kernel_call(const char* site) {
+template <class Compute>
+auto FakeBackend::kernel(const char* site, Compute&& compute) {
   throw_if_lost(site);
-  sleep_s(options_.kernel_delay_s);
-  if (!attempt_ || attempt_->kernel_error_asked) return;
-  attempt_->kernel_error_asked = true;
-  if (faults_.gpu_error(attempt_->partition, attempt_->attempt))
-    throw DeviceError(fmt::format("{}: injected kernel error in {}", where(), site));
+  const Clock::time_point done = after_s(options_.kernel_delay_s);
+  if (attempt_ && !attempt_->kernel_error_asked) {
+    attempt_->kernel_error_asked = true;
+    if (faults_.gpu_error(attempt_->partition, attempt_->attempt)) {
+      std::this_thread::sleep_until(done);
+      throw DeviceError(fmt::format("{}: injected kernel error in {}", where(), site));
+    }
+  }
+  if constexpr (std::is_void_v<decltype(compute())>) {
+    compute();
+    std::this_thread::sleep_until(done);
+  } else {
+    auto result = compute();
+    std::this_thread::sleep_until(done);
+    return result;
+  }
 }
 
 groth16::G1 FakeBackend::maybe_corrupt(groth16::G1 result) {
@@ -72,30 +89,25 @@ groth16::G1 FakeBackend::maybe_corrupt(groth16::G1 result) {
 
 void FakeBackend::quotient_evaluations(std::span<groth16::Fr> a, std::span<groth16::Fr> b,
                                        std::span<groth16::Fr> c, const ntt::Domain& domain) {
-  kernel_call("quotient");
-  cpu_->quotient_evaluations(a, b, c, domain);
+  kernel("quotient", [&] { cpu_->quotient_evaluations(a, b, c, domain); });
 }
 
 groth16::G1 FakeBackend::msm(std::span<const groth16::G1Affine> bases, std::span<const uint32_t> indices,
                              std::span<const groth16::Fr> scalars) {
-  kernel_call("msm G1");
-  return maybe_corrupt(cpu_->msm(bases, indices, scalars));
+  return kernel("msm G1", [&] { return maybe_corrupt(cpu_->msm(bases, indices, scalars)); });
 }
 
 groth16::G2 FakeBackend::msm(std::span<const groth16::G2Affine> bases, std::span<const uint32_t> indices,
                              std::span<const groth16::Fr> scalars) {
-  kernel_call("msm G2");
-  return cpu_->msm(bases, indices, scalars);
+  return kernel("msm G2", [&] { return cpu_->msm(bases, indices, scalars); });
 }
 
 groth16::G1 FakeBackend::sum(std::span<const groth16::G1Affine> bases, std::span<const uint32_t> indices) {
-  kernel_call("batch addition G1");
-  return maybe_corrupt(cpu_->sum(bases, indices));
+  return kernel("batch addition G1", [&] { return maybe_corrupt(cpu_->sum(bases, indices)); });
 }
 
 groth16::G2 FakeBackend::sum(std::span<const groth16::G2Affine> bases, std::span<const uint32_t> indices) {
-  kernel_call("batch addition G2");
-  return cpu_->sum(bases, indices);
+  return kernel("batch addition G2", [&] { return cpu_->sum(bases, indices); });
 }
 
 }  // namespace zk::pipeline

@@ -18,8 +18,8 @@
 //  - refused pinning (pinned_allocation_failure, once per job): decided by the engine where it
 //    allocates the pool; it warns and stages in pageable memory for the whole job.
 // Each site is asked once per attempt, so the injector's counts are the faults injected. Delays
-// stretch the copy and each kernel call, so tests see overlap and waiting. Error messages carry
-// the fault seed. Not thread-safe (one per worker); the injector is shared and thread-safe.
+// set how long the copy and each kernel call last, so tests see overlap and waiting. Error
+// messages carry the fault seed. Not thread-safe (one per worker); the injector is shared and thread-safe.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -38,8 +38,10 @@ struct FakeDeviceOptions {
     options.stalled_transfer_s = 0;
     return options;
   }();
-  double copy_delay_s = 0;    // added to each stage_quotient_inputs
-  double kernel_delay_s = 0;  // added to each quotient, MSM and batch-addition call
+  // How long each stage_quotient_inputs, and each quotient, MSM and batch-addition call, lasts at
+  // least: the CPU's maths runs inside it, as a device's kernel runs while the host waits.
+  double copy_delay_s = 0;
+  double kernel_delay_s = 0;
   // The fake device's memory, which the engine's device-memory plan fits the job into (0: as
   // much as the job needs).
   uint64_t device_memory_bytes = 0;
@@ -72,9 +74,11 @@ class FakeBackend final : public FaultInjectingBackend {
     uint32_t partition = 0, attempt = 0;
     bool kernel_error_asked = false, wrong_result_asked = false;
   };
-  // A kernel call at `site`: throws DeviceLost on a lost device, sleeps the kernel delay, then
-  // throws DeviceError where the attempt's kernel error falls on this call.
-  void kernel_call(const char* site);
+  // `compute` run as a kernel at `site`: throws DeviceLost on a lost device; lasts the kernel
+  // delay (or the CPU maths, where longer), and then throws DeviceError where the attempt's kernel
+  // error falls on this call, or returns what `compute` returned.
+  template <class Compute>
+  auto kernel(const char* site, Compute&& compute);
   // The attempt's G1 result, made wrong where the attempt's wrong result falls on this call.
   groth16::G1 maybe_corrupt(groth16::G1 result);
   void throw_if_lost(const char* site) const;
