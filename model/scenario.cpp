@@ -248,7 +248,9 @@ void resolve_policy(Scenario& scenario, const std::string& origin) {
   PolicyKnobs& knobs = scenario.policy;
   try {
     if (knobs.device_budget_bytes != 0 && workload.device.holds_device_memory())
-      scenario.device_plan_change = policy::fit_device_memory(knobs, workload.device).change;
+      scenario.device_plan_change =
+          policy::fit_device_memory(knobs, workload.device, policy::partitions_per_gpu(workload.partitions, scenario.hardware.gpus))
+              .change;
   } catch (const std::invalid_argument& error) {
     throw ScenarioError(fmt::format("{}: [policy] device_budget_gib: {}", origin, error.what()));
   }
@@ -308,7 +310,7 @@ Scenario read_scenario(const toml::table& table, const std::string& origin, cons
   scenario.workload.witness_upload_bytes = std::uint64_t(workload.number("witness_upload_mib", 0, 0, 1 << 20) * double(1 << 20));
   const auto mib = [&](const char* key) { return std::uint64_t(workload.number(key, 0, 0, 1 << 30) * double(1 << 20)); };
   scenario.workload.device = {mib("device_key_mib"), mib("device_shared_mib"), mib("device_worker_mib"),
-                              mib("device_streaming_mib")};
+                              mib("device_streaming_mib"), {}};
   scenario.workload.host_witness_bytes = mib("host_witness_mib");
   scenario.workload.host_key_bytes = mib("host_key_mib");
   scenario.workload.host_worker_bytes = mib("host_worker_mib");

@@ -20,6 +20,7 @@
 
 #include <cuda.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engine/util/error.hpp"
 #include "kernels/msm/pippenger_cuda.cuh"
@@ -50,13 +51,20 @@ const void* current_context() {
   return context;
 }
 
+template <class Affine>
+using CurveOf = std::conditional_t<std::is_same_v<Affine, G1Affine>, bls12_381::G1Curve, bls12_381::G2Curve>;
+using zkpipe::policy::KeyArray;
+
 // A proving key's point arrays on one device, found by host address and length: one copy per
-// context (device) and key, shared by the backends there that prepared it.
+// context (device) and key, shared by the backends there that prepared it. An array asked for
+// with a fixed-base table is held as that table, whose first row is the array.
 class DeviceKey {
  public:
-  // The copy in the current context of `pk`'s points, uploaded by the first backend to ask and
-  // freed with the last that holds it; `uploaded` says whether this call made it.
-  static std::shared_ptr<const DeviceKey> of(const ProvingKey& pk, cudaStream_t stream, bool& uploaded) {
+  // The copy in the current context of `pk`'s points, uploaded (and its tables built) by the
+  // first backend to ask and freed with the last that holds it; `uploaded` says whether this
+  // call made it.
+  static std::shared_ptr<const DeviceKey> of(const ProvingKey& pk, std::span<const KeyArray> fixed_bases,
+                                             cudaStream_t stream, bool& uploaded) {
     static std::mutex mutex;
     static std::map<std::pair<const void*, const ProvingKey*>, std::weak_ptr<const DeviceKey>> keys;
     const void* context = current_context();
@@ -65,43 +73,71 @@ class DeviceKey {
     uploaded = entry.expired();
     if (!uploaded) return entry.lock();
     auto key = std::make_shared<DeviceKey>();
-    for (const auto* points : {&pk.a, &pk.b1, &pk.l, &pk.h}) key->keep(key->g1_, std::span<const G1Affine>(*points), stream);
-    key->keep(key->g2_, std::span<const G2Affine>(pk.b2), stream);
+    const auto with_table = [&](KeyArray array) { return std::ranges::find(fixed_bases, array) != fixed_bases.end(); };
+    const std::pair<KeyArray, const std::vector<G1Affine>*> g1_arrays[] = {
+        {KeyArray::a, &pk.a}, {KeyArray::b1, &pk.b1}, {KeyArray::l, &pk.l}, {KeyArray::h, &pk.h}};
+    for (const auto& [array, points] : g1_arrays) key->keep(key->g1_, std::span<const G1Affine>(*points), with_table(array), stream);
+    key->keep(key->g2_, std::span<const G2Affine>(pk.b2), with_table(KeyArray::b2), stream);
     CUDA_OK(cudaStreamSynchronize(stream));
     entry = key;
     return key;
   }
 
-  // The device copy of `host`, or null.
+  // The device copy of `host` (a table's first row), or null.
   template <class Affine>
   const Affine* find(std::span<const Affine> host) const {
-    const auto& copies = copies_of<Affine>();
-    const auto it = copies.find({host.data(), host.size()});
-    return it == copies.end() ? nullptr : it->second.get();
+    const Copy<CurveOf<Affine>>* copy = copy_of(host);
+    return !copy ? nullptr : copy->table ? copy->table->table() : copy->points.get();
   }
-  size_t bytes() const {
-    size_t total = 0;
-    for (const auto& [k, copy] : g1_) total += copy.bytes();
-    for (const auto& [k, copy] : g2_) total += copy.bytes();
-    return total;
+  // The fixed-base table of `host`, or null.
+  template <class Affine>
+  const msm::CudaFixedBases<CurveOf<Affine>>* table(std::span<const Affine> host) const {
+    const Copy<CurveOf<Affine>>* copy = copy_of(host);
+    return copy && copy->table ? &*copy->table : nullptr;
   }
+  size_t bytes() const { return bytes_of(g1_) + bytes_of(g2_); }
+  size_t table_bytes() const { return table_bytes_of(g1_) + table_bytes_of(g2_); }
 
  private:
-  template <class Affine>
-  using Copies = std::map<std::pair<const void*, size_t>, cuda::DeviceBuffer<Affine>>;
-  template <class Affine>
-  static void keep(Copies<Affine>& copies, std::span<const Affine> host, cudaStream_t stream) {
-    auto& copy = copies[{host.data(), host.size()}];
-    copy = cuda::DeviceBuffer<Affine>(host.size());
-    copy.upload(host, stream);
+  template <class Curve>
+  struct Copy {
+    cuda::DeviceBuffer<ec::affine_t<Curve>> points;    // where there is no table
+    std::optional<msm::CudaFixedBases<Curve>> table;
+  };
+  template <class Curve>
+  using Copies = std::map<std::pair<const void*, size_t>, Copy<Curve>>;
+  template <class Curve>
+  static void keep(Copies<Curve>& copies, std::span<const ec::affine_t<Curve>> host, bool with_table, cudaStream_t stream) {
+    Copy<Curve>& copy = copies[{host.data(), host.size()}];
+    copy.points = cuda::DeviceBuffer<ec::affine_t<Curve>>(host.size());
+    copy.points.upload(host, stream);
+    if (!with_table) return;
+    copy.table.emplace().build(copy.points.get(), host.size(), stream);  // returns once built
+    copy.points = {};
   }
   template <class Affine>
-  const Copies<Affine>& copies_of() const {
-    if constexpr (std::is_same_v<Affine, G1Affine>) return g1_;
-    else return g2_;
+  const Copy<CurveOf<Affine>>* copy_of(std::span<const Affine> host) const {
+    const auto& copies = [this]() -> const Copies<CurveOf<Affine>>& {
+      if constexpr (std::is_same_v<Affine, G1Affine>) return g1_;
+      else return g2_;
+    }();
+    const auto it = copies.find({host.data(), host.size()});
+    return it == copies.end() ? nullptr : &it->second;
   }
-  Copies<G1Affine> g1_;
-  Copies<G2Affine> g2_;
+  template <class Curve>
+  static size_t bytes_of(const Copies<Curve>& copies) {
+    size_t total = 0;
+    for (const auto& [k, copy] : copies) total += copy.table ? copy.table->bytes() : copy.points.bytes();
+    return total;
+  }
+  template <class Curve>
+  static size_t table_bytes_of(const Copies<Curve>& copies) {
+    size_t total = 0;
+    for (const auto& [k, copy] : copies) total += copy.table ? copy.table->bytes() : 0;
+    return total;
+  }
+  Copies<bls12_381::G1Curve> g1_;
+  Copies<bls12_381::G2Curve> g2_;
 };
 
 // Bases of an MSM or a sum on the device: the prepared key's where they are one of its arrays,
@@ -115,8 +151,11 @@ class DeviceBases {
   size_t chunk_points() const { return chunk_points_; }
 
   void use(std::shared_ptr<const DeviceKey> key) { key_ = std::move(key); }
-  // The prepared device copy of `host`, or null.
+  // The prepared device copy of `host`, or null; its fixed-base table, or null.
   const Affine* find(std::span<const Affine> host) const { return key_ ? key_->find(host) : nullptr; }
+  const msm::CudaFixedBases<CurveOf<Affine>>* table(std::span<const Affine> host) const {
+    return key_ ? key_->table(host) : nullptr;
+  }
   // work(d_chunk, begin, end) for every chunk [begin, end) of host[0, count), in order, each
   // called once its chunk is on the device; `compute` is the stream the work runs on, which
   // must be done with a buffer when work() returns (the MSM launchers return with the result).
@@ -339,8 +378,12 @@ struct CudaBackend::Impl {
     if (!indices.empty() && indices.size() != scalars_host.size())
       fail("cuda msm: {} indices but {} scalars", indices.size(), scalars_host.size());
     if (staged[0].holds(indices, scalars_host)) {
+      if (const auto* table = bases.table(host_bases))
+        return engine.msm(*table, staged[0].d_significant,
+                          shared_all_digits(msm::DigitLayout::fixed_base, table->window_bits()), stream.get());
       if (const auto* d_bases = bases.find(host_bases))
-        return engine.msm(d_bases, staged[0].d_significant, shared_all_digits(), stream.get());
+        return engine.msm(d_bases, staged[0].d_significant, shared_all_digits(msm::DigitLayout::per_window, 0),
+                          stream.get());
     }
     for (const StagedSplit& split : staged)
       if (split.holds(indices, scalars_host))
@@ -349,10 +392,12 @@ struct CudaBackend::Impl {
     return msm_of_device_scalars<Curve>(engine, bases, host_bases, indices, nullptr, upload_scalars(scalars_host),
                                         scalars_host.size());
   }
-  // The digits of the staged split of all of z, computed at their first use (under compute->busy).
-  const msm::SortedDigits& shared_all_digits() {
-    if (compute->digits_of_staging != staging)
-      compute->witness_digits.compute(staged[0].d_scalars, staged[0].scalars.size(), stream.get());
+  // The digits of the staged split of all of z in `layout` (at `window_bits`, 0: the policy's),
+  // computed at their first use in that layout (under compute->busy).
+  const msm::SortedDigits& shared_all_digits(msm::DigitLayout layout, int window_bits) {
+    const msm::SortedDigits& digits = compute->witness_digits.sorted();
+    if (compute->digits_of_staging != staging || digits.layout != layout || (window_bits && digits.window_bits != window_bits))
+      compute->witness_digits.compute(staged[0].d_scalars, staged[0].scalars.size(), stream.get(), window_bits, layout);
     compute->digits_of_staging = staging;
     return compute->witness_digits.sorted();
   }
@@ -360,6 +405,8 @@ struct CudaBackend::Impl {
   ec::jacobian_t<Curve> msm_of_device_scalars(Engine& engine, Bases& bases, std::span<const ec::affine_t<Curve>> host_bases,
                                               std::span<const uint32_t> indices, const uint32_t* d_indices,
                                               const Fr* d_scalars, size_t count) {
+    if (const auto* table = bases.table(host_bases))
+      return engine.msm(*table, d_indices ? d_indices : upload_index(indices), d_scalars, count, stream.get());
     return over_bases<Curve>(bases, host_bases, indices, d_indices, count,
                              [&](const ec::affine_t<Curve>* d_bases, const uint32_t* d_index, size_t first, size_t n) {
                                return engine.msm(d_bases, d_index, d_scalars + first, n, stream.get());
@@ -401,18 +448,64 @@ struct WorkspaceBytes {
   size_t total() const { return ntt + g1 + g2 + digits; }
 };
 
+// The rates behind the fixed-base options' estimates, measured on the H200
+// (kernels/bench/h200-20261203): seconds per pair of the MSM cost model (GpuMsmPolicy::cost; G1
+// 2^24 129.2 ms, G2 406.0 ms) and per point doubling of a table's build (G1 2^24 at c = 20 1.37 s,
+// G2 3.42 s). Another GPU scales both alike, which leaves the plan's payback unchanged.
+struct CurveRates {
+  double pair_s, doubling_s;
+};
+constexpr CurveRates g1_rates{4.03e-10, 3.4e-10}, g2_rates{1.27e-9, 8.5e-10};
+
+// What a fixed-base table of n points of `Curve` holds beyond the points, and the estimates of its
+// build and of what it saves an MSM of n scalars (workspace_bytes: filled in by the caller).
+template <class Curve>
+zkpipe::policy::FixedBaseOption fixed_base_option(KeyArray array, size_t n, const CurveRates& rates) {
+  using Policy = msm::GpuMsmPolicy;
+  const int c = Policy::fixed_base_window_bits(n);
+  zkpipe::policy::FixedBaseOption option;
+  option.array = array;
+  option.table_bytes = msm::CudaFixedBases<Curve>::table_bytes(n, c) - n * sizeof(ec::affine_t<Curve>);
+  option.build_s = double(n) * (Policy::windows(c) - 1) * c * rates.doubling_s;
+  option.saving_s = rates.pair_s * (Policy::cost(n, Policy::window_bits(n), false) - Policy::cost(n, c, true));
+  return option;
+}
+
+// The fixed-base tables the backend can build, each charged its curve's workspaces for MSMs over
+// tables: the largest of its arrays' one-shot MSMs, and the witness's digits in the fixed-base
+// layout (for a, b1 and b2).
+std::vector<zkpipe::policy::FixedBaseOption> fixed_base_options(const ProvingKey& pk) {
+  using G1 = bls12_381::G1Curve;
+  using G2 = bls12_381::G2Curve;
+  const auto fixed = msm::DigitLayout::fixed_base;
+  std::vector<zkpipe::policy::FixedBaseOption> options = {
+      fixed_base_option<G1>(KeyArray::a, pk.a.size(), g1_rates), fixed_base_option<G1>(KeyArray::b1, pk.b1.size(), g1_rates),
+      fixed_base_option<G1>(KeyArray::l, pk.l.size(), g1_rates), fixed_base_option<G1>(KeyArray::h, pk.h.size(), g1_rates),
+      fixed_base_option<G2>(KeyArray::b2, pk.b2.size(), g2_rates)};
+  const size_t witness_digits = msm::CudaMsmDigits::workspace_bytes(pk.num_vars, 0, fixed);
+  size_t g1_workspace = 0;
+  for (size_t n : {pk.a.size(), pk.l.size(), pk.h.size()})
+    g1_workspace = std::max(g1_workspace, msm::CudaMsm<G1>::workspace_bytes(n, 0, fixed));
+  const size_t g2_workspace = msm::CudaMsm<G2>::workspace_bytes(pk.b2.size(), 0, fixed);
+  for (auto& option : options)
+    option.workspace_bytes = witness_digits + (zkpipe::policy::in_g2(option.array) ? g2_workspace : g1_workspace);
+  return options;
+}
+
 }  // namespace
 
 zkpipe::policy::DeviceFootprint CudaBackend::device_footprint(const ProvingKey& pk) const {
   const size_t chunk = impl_->g1_bases.chunk_points();
   return {pk.msm_point_bytes(), WorkspaceBytes(pk).total(), 3 * pk.domain_size() * sizeof(Fr) + split_capacity(pk),
           2 * chunk * (sizeof(G1Affine) + sizeof(G2Affine)) + chunk * sizeof(uint32_t) +
-              msm::CudaMsmDigits::workspace_bytes(chunk)};
+              msm::CudaMsmDigits::workspace_bytes(chunk),
+          fixed_base_options(pk)};
 }
 
-void CudaBackend::prepare(const ProvingKey& pk) {
+void CudaBackend::prepare(const ProvingKey& pk, std::span<const KeyArray> fixed_bases) {
   bool uploaded = false;
-  const std::shared_ptr<const DeviceKey> key = DeviceKey::of(pk, impl_->stream.get(), uploaded);
+  const auto start = std::chrono::steady_clock::now();
+  const std::shared_ptr<const DeviceKey> key = DeviceKey::of(pk, fixed_bases, impl_->stream.get(), uploaded);
   impl_->g1_bases.use(key);
   impl_->g2_bases.use(key);
   const WorkspaceBytes workspace(pk);
@@ -420,6 +513,12 @@ void CudaBackend::prepare(const ProvingKey& pk) {
              "G2 MSM {:.1f} MiB, witness digits {:.1f} MiB; this worker's quotient {:.1f} MiB\n",
              mib(key->bytes()), uploaded ? "uploaded" : "the device's copy, shared", mib(workspace.ntt),
              mib(workspace.g1), mib(workspace.g2), mib(workspace.digits), mib(3 * pk.domain_size() * sizeof(Fr)));
+  if (uploaded && !fixed_bases.empty()) {
+    std::vector<std::string_view> names;
+    for (KeyArray array : fixed_bases) names.push_back(zk::name_of(zkpipe::policy::key_array_names, array));
+    fmt::print("cuda: fixed-base tables of {} built in {:.2f} s ({:.1f} MiB of the bases above)\n", fmt::join(names, ", "),
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), mib(key->table_bytes()));
+  }
 }
 
 void CudaBackend::reserve_witness_staging(const ProvingKey& pk, WitnessHostMemory from) {

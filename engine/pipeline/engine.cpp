@@ -8,6 +8,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engine/groth16/backend_registry.hpp"
 #include "engine/groth16/verifier.hpp"
@@ -318,6 +319,27 @@ std::pair<double, std::string> measure_idle_h2d(const Job& job, const Settings& 
   return {double(job.abc_bytes()) / 1e9 / best_s, pinned ? "pinned" : "pageable"};
 }
 
+// Which fixed-base tables the plan builds on each GPU, with the estimates it weighed, and why it
+// builds none where the backend could.
+void say_fixed_bases(const policy::DeviceFootprint& footprint, const policy::DevicePlan& plan, const Settings& settings,
+                     const JobSizes& sizes, const RunOptions& options) {
+  if (footprint.fixed_bases.empty() || settings.fixed_bases == policy::FixedBaseTables::off) return;
+  std::vector<std::string> built, left;
+  for (const policy::FixedBaseOption& option : footprint.fixed_bases) {
+    const std::string text = fmt::format("{} ({}, ~{:.1f} s to build, ~{:.0f} ms saved a partition)",
+                                         zk::name_of(policy::key_array_names, option.array),
+                                         format_bytes(double(option.table_bytes)), option.build_s, 1e3 * option.saving_s);
+    (std::ranges::find(plan.fixed_bases, option.array) != plan.fixed_bases.end() ? built : left).push_back(text);
+  }
+  if (!built.empty()) say(options.log, "engine: fixed-base tables on each GPU: {}\n", fmt::join(built, ", "));
+  if (!left.empty())
+    say(options.log, "engine: no fixed-base table for {}: {} ({} partition(s) per GPU; --fixed-bases on builds all that fit)\n",
+        fmt::join(left, ", "),
+        settings.fixed_bases == policy::FixedBaseTables::on ? "beyond the device budget"
+                                                            : "beyond the device budget or not paid back within the job",
+        policy::partitions_per_gpu(sizes.partitions, settings.gpus));
+}
+
 // Fits the job into each GPU's memory as `backend` (worker 0's) would hold it (fit_device_memory),
 // says what the plan changed and keeps in the report what the backend holds and the bytes the plan
 // holds per GPU.
@@ -333,7 +355,9 @@ void fit_devices(Settings& settings, const Settings& requested, const JobSizes& 
       format_bytes(double(footprint.shared_bytes)), plan.workers_per_gpu,
       format_bytes(double(policy::per_worker_bytes(footprint, plan.key_on_device))));
   if (!plan.change.empty()) say(options.log, "engine: warning: {}\nengine: {}\n", plan.change, describe(settings));
+  say_fixed_bases(footprint, plan, settings, sizes, options);
   report.device_bytes_planned = plan.bytes;
+  report.fixed_bases = plan.fixed_bases;
 }
 
 }  // namespace
@@ -374,7 +398,7 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
       if (uses_cuda(settings.backend)) use_cuda_device(int(gpu));
       Worker worker{id == 0 ? std::move(first_backend) : make_worker_backend(settings, id, gpu, faults ? &*faults : nullptr)};
       worker.injecting = dynamic_cast<FaultInjectingBackend*>(worker.backend.get());
-      if (settings.srs_residency == SrsResidency::device) worker.backend->prepare(*job.pk);
+      if (settings.srs_residency == SrsResidency::device) worker.backend->prepare(*job.pk, report.fixed_bases);
       worker.backend->reserve_witness_staging(*job.pk, witness_from);
       workers.push_back(std::move(worker));
     }
@@ -461,6 +485,9 @@ void write_trace_files(const std::filesystem::path& dir, const Job& job, const J
   sidecar.settings["synthesis_core_share"] = "synthesizing";  // the cores split between the syntheses running
   sidecar.settings["device_footprint"] = report.device_footprint;
   sidecar.settings["device_bytes_planned"] = report.device_bytes_planned;
+  sidecar.settings["fixed_base_tables"] = nlohmann::json::array();
+  for (policy::KeyArray array : report.fixed_bases)
+    sidecar.settings["fixed_base_tables"].push_back(zk::name_of(policy::key_array_names, array));
   sidecar.machine = {.cores = report.machine.cores,
                      .available_memory_bytes = report.machine.available_memory_bytes,
                      .cuda_devices = uint32_t(report.machine.cuda_devices),

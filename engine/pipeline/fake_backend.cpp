@@ -23,7 +23,7 @@ FakeBackend::FakeBackend(const FakeDeviceOptions& options, zkpipe::faults::Fault
     : options_(options), faults_(faults), worker_(worker), cpu_(std::make_unique<groth16::CpuBackend>()) {}
 
 zkpipe::policy::DeviceFootprint FakeBackend::device_footprint(const groth16::ProvingKey& pk) const {
-  return {pk.msm_point_bytes(), 0, (3 * pk.domain_size() + pk.num_vars) * sizeof(groth16::Fr), 0};
+  return {pk.msm_point_bytes(), 0, (3 * pk.domain_size() + pk.num_vars) * sizeof(groth16::Fr), 0, {}};
 }
 
 void FakeBackend::begin_attempt(uint32_t partition, uint32_t attempt) { attempt_ = Attempt{partition, attempt}; }

@@ -54,7 +54,9 @@ class FakeBackend final : public FaultInjectingBackend {
   void begin_attempt(uint32_t partition, uint32_t attempt) override;
 
   std::string name() const override { return "fake"; }
-  void prepare(const groth16::ProvingKey& pk) override { cpu_->prepare(pk); }
+  void prepare(const groth16::ProvingKey& pk, std::span<const zkpipe::policy::KeyArray> fixed_bases) override {
+    cpu_->prepare(pk, fixed_bases);
+  }
   // What a GPU would hold of the data the fake device moves: the key's bases (once per device),
   // and each worker's a/b/c and witness.
   zkpipe::policy::DeviceFootprint device_footprint(const groth16::ProvingKey& pk) const override;

@@ -116,16 +116,17 @@ class FaultyCudaBackend final : public FaultInjectingBackend {
   void begin_attempt(uint32_t partition, uint32_t attempt) override { attempt_ = Attempt{partition, attempt}; }
   std::string name() const override { return "faulty-cuda"; }
 
-  void prepare(const groth16::ProvingKey& pk) override {
-    on_device("prepare", [&] { inner_->prepare(pk); });
+  void prepare(const groth16::ProvingKey& pk, std::span<const zkpipe::policy::KeyArray> fixed_bases) override {
+    on_device("prepare", [&] { inner_->prepare(pk, fixed_bases); });
   }
   void reserve_witness_staging(const groth16::ProvingKey& pk, groth16::WitnessHostMemory from) override {
     on_device("reserve witness staging", [&] { inner_->reserve_witness_staging(pk, from); });
   }
-  // The CUDA backend's, but every worker's context holds a key and workspaces of its own.
+  // The CUDA backend's, but every worker's context holds a key and workspaces of its own (and no
+  // fixed-base table: none is offered).
   zkpipe::policy::DeviceFootprint device_footprint(const groth16::ProvingKey& pk) const override {
     const zkpipe::policy::DeviceFootprint cuda = inner_->device_footprint(pk);
-    return {0, 0, cuda.key_bytes + cuda.shared_bytes + cuda.worker_bytes, cuda.streaming_bytes};
+    return {0, 0, cuda.key_bytes + cuda.shared_bytes + cuda.worker_bytes, cuda.streaming_bytes, {}};
   }
   void quotient_evaluations(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c, const ntt::Domain& domain) override {
     on_device("quotient", [&] { inner_->quotient_evaluations(a, b, c, domain); });

@@ -85,7 +85,7 @@ zkpipe::policy::DevicePlan fit_device_memory(Settings& s, const Settings& reques
   fitted.srs_residency = s.srs_residency;
   zkpipe::policy::DevicePlan plan;
   try {
-    plan = zkpipe::policy::fit_device_memory(fitted, footprint);
+    plan = zkpipe::policy::fit_device_memory(fitted, footprint, zkpipe::policy::partitions_per_gpu(sizes.partitions, s.gpus));
   } catch (const std::invalid_argument& e) {
     fail("{} (--device-budget)", e.what());
   }
@@ -109,7 +109,10 @@ std::string describe(const Settings& s) {
                    : std::string(),
       format_bytes(double(s.host_budget_bytes)),
       s.device_budget_bytes ? fmt::format(", device budget {} per GPU", format_bytes(double(s.device_budget_bytes))) : std::string(),
-      gpu ? fmt::format(", SRS on {}", srs_residency_name(s.srs_residency)) : std::string(), s.retry_limit);
+      gpu ? fmt::format(", SRS on {}, fixed-base tables {}", srs_residency_name(s.srs_residency),
+                        zk::name_of(zkpipe::policy::fixed_base_tables_names, s.fixed_bases))
+          : std::string(),
+      s.retry_limit);
   if (s.stage_alone != StageAlone::none)
     text += fmt::format("\nmeasuring the {} stage alone", stage_alone_name(s.stage_alone));
   const zkpipe::faults::FaultOptions& f = s.fake.faults;

@@ -1,5 +1,7 @@
 #include "policy/device_memory.hpp"
 
+#include <algorithm>
+#include <functional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -57,6 +59,25 @@ DevicePlan plan_device_memory(const DeviceFootprint& f, std::uint64_t budget, st
   }
   plan.bytes = device_bytes(f, plan.workers_per_gpu, plan.key_on_device);
   return plan;
+}
+
+void plan_fixed_bases(const DeviceFootprint& f, std::uint64_t budget, FixedBaseTables tables,
+                      std::uint32_t partitions_per_gpu, DevicePlan& plan) {
+  if (tables == FixedBaseTables::off || !plan.key_on_device) return;
+  std::vector<FixedBaseOption> options = f.fixed_bases;
+  std::ranges::stable_sort(options, std::greater{}, [](const FixedBaseOption& o) {
+    return o.saving_s / double(std::max<std::uint64_t>(1, o.table_bytes + o.workspace_bytes));
+  });
+  std::uint64_t workspace_charged[2] = {0, 0};  // G1's, G2's
+  for (const FixedBaseOption& option : options) {
+    if (tables == FixedBaseTables::automatic && !(partitions_per_gpu * option.saving_s > option.build_s)) continue;
+    std::uint64_t& charged = workspace_charged[in_g2(option.array)];
+    const std::uint64_t more = option.table_bytes + std::max(option.workspace_bytes, charged) - charged;
+    if (more > budget - std::min(budget, plan.bytes)) continue;
+    plan.bytes += more;
+    charged = std::max(charged, option.workspace_bytes);
+    plan.fixed_bases.push_back(option.array);
+  }
 }
 
 }  // namespace zkpipe::policy

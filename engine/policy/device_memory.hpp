@@ -10,12 +10,48 @@
 //   workers as fit without it;
 // - a budget that cannot hold one streaming worker is refused (std::invalid_argument naming the
 //   budget and each part).
+// plan_fixed_bases() then spends what the plan leaves of the budget on fixed-base tables of the
+// key's arrays (never at the cost of a worker or of the key's place on the device), promising:
+// - the planned bytes, tables included, never exceed the budget;
+// - with `on`, a table is left out only where it does not fit; with `automatic`, also where its
+//   build does not pay within the job; with `off`, or with the key streamed, there is none.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "util/enum_names.hpp"
 
 namespace zkpipe::policy {
+
+// The proving key's point arrays (groth16::ProvingKey's a, b1, l, h in G1 and b2 in G2).
+enum class KeyArray { a, b1, l, h, b2 };
+inline constexpr zk::EnumNames<KeyArray, 5> key_array_names{{{"a", KeyArray::a},
+                                                             {"b1", KeyArray::b1},
+                                                             {"l", KeyArray::l},
+                                                             {"h", KeyArray::h},
+                                                             {"b2", KeyArray::b2}}};
+inline bool in_g2(KeyArray array) { return array == KeyArray::b2; }
+
+// A fixed-base table a backend can build on each GPU for one of the key's arrays (its points
+// times 2^(c w) for every window w of c-bit digits), which turns every MSM over the array into
+// one over the table: the bytes it holds beyond the array's own, the bytes its curve's MSMs over
+// tables take beyond the plain MSMs' (once per curve), and estimates of the seconds its build
+// takes and of the GPU seconds it saves each partition.
+struct FixedBaseOption {
+  KeyArray array = KeyArray::a;
+  std::uint64_t table_bytes = 0;
+  std::uint64_t workspace_bytes = 0;
+  double build_s = 0;
+  double saving_s = 0;
+};
+
+// Which fixed-base tables a job builds: none, those that fit and pay within the job, or all
+// that fit.
+enum class FixedBaseTables { off, automatic, on };
+inline constexpr zk::EnumNames<FixedBaseTables, 3> fixed_base_tables_names{
+    {{"off", FixedBaseTables::off}, {"auto", FixedBaseTables::automatic}, {"on", FixedBaseTables::on}}};
 
 // What a backend holds in one GPU's memory for a job: once per GPU (the key's points, the kernels'
 // workspaces, shared by its workers), and per worker (its own buffers; `streaming_bytes` more
@@ -25,6 +61,7 @@ struct DeviceFootprint {
   std::uint64_t shared_bytes = 0;
   std::uint64_t worker_bytes = 0;
   std::uint64_t streaming_bytes = 0;
+  std::vector<FixedBaseOption> fixed_bases;  // the tables it can build (none: it builds none)
   bool holds_device_memory() const { return key_bytes + shared_bytes + worker_bytes + streaming_bytes > 0; }
 };
 
@@ -40,6 +77,7 @@ struct DevicePlan {
   std::uint32_t workers_per_gpu = 1;
   bool key_on_device = true;
   std::uint64_t bytes = 0;  // what the plan holds on each GPU
+  std::vector<KeyArray> fixed_bases;  // the arrays whose fixed-base tables each GPU builds
   // Why the plan differs from what was asked (fewer workers, the key streamed), for a warning;
   // empty when it runs what was asked.
   std::string change;
@@ -52,5 +90,12 @@ std::uint64_t device_bytes(const DeviceFootprint& footprint, std::uint32_t worke
 
 DevicePlan plan_device_memory(const DeviceFootprint& footprint, std::uint64_t budget_bytes,
                               std::uint32_t workers_asked, bool key_on_device_asked);
+
+// Adds to `plan` (made by plan_device_memory) the fixed-base tables `tables` asks for, of the
+// footprint's options, taking those that save the most GPU time per byte first, each where it
+// fits what is left of the budget and (automatic) where partitions_per_gpu x its saving exceeds
+// its build time.
+void plan_fixed_bases(const DeviceFootprint& footprint, std::uint64_t budget_bytes, FixedBaseTables tables,
+                      std::uint32_t partitions_per_gpu, DevicePlan& plan);
 
 }  // namespace zkpipe::policy

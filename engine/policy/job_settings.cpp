@@ -84,9 +84,10 @@ PolicySettings policy_settings(const JobSettings& s, const JobShape& shape, std:
   return p;
 }
 
-DevicePlan fit_device_memory(JobSettings& s, const DeviceFootprint& footprint) {
+DevicePlan fit_device_memory(JobSettings& s, const DeviceFootprint& footprint, std::uint32_t partitions_per_gpu) {
   const std::uint64_t budget = s.device_budget_bytes ? s.device_budget_bytes : UINT64_MAX;
   DevicePlan plan = plan_device_memory(footprint, budget, s.workers_per_gpu, s.srs_residency == SrsResidency::device);
+  plan_fixed_bases(footprint, budget, s.fixed_bases, partitions_per_gpu, plan);
   s.workers_per_gpu = plan.workers_per_gpu;
   s.srs_residency = plan.key_on_device ? SrsResidency::device : SrsResidency::pinned_host;
   return plan;
@@ -102,6 +103,7 @@ void to_json(nlohmann::json& json, const JobSettings& s) {
           {"device_budget_bytes", s.device_budget_bytes},
           {"workers_per_gpu", s.workers_per_gpu},
           {"srs_residency", srs_residency_name(s.srs_residency)},
+          {"fixed_bases", zk::name_of(fixed_base_tables_names, s.fixed_bases)},
           {"retry_limit", s.retry_limit}};
 }
 
@@ -130,6 +132,7 @@ void from_json(const nlohmann::json& json, JobSettings& s) {
   s.device_budget_bytes = json.value("device_budget_bytes", defaults.device_budget_bytes);
   s.workers_per_gpu = json.value("workers_per_gpu", defaults.workers_per_gpu);
   s.srs_residency = enum_at(json, "srs_residency", defaults.srs_residency, srs_residency_names);
+  s.fixed_bases = enum_at(json, "fixed_bases", defaults.fixed_bases, fixed_base_tables_names);
   s.retry_limit = json.value("retry_limit", defaults.retry_limit);
 }
 
@@ -137,7 +140,8 @@ void to_json(nlohmann::json& json, const DeviceFootprint& f) {
   json = {{"key_bytes", f.key_bytes},
           {"shared_bytes", f.shared_bytes},
           {"worker_bytes", f.worker_bytes},
-          {"streaming_bytes", f.streaming_bytes}};
+          {"streaming_bytes", f.streaming_bytes},
+          {"fixed_bases", f.fixed_bases}};
 }
 
 void from_json(const nlohmann::json& json, DeviceFootprint& f) {
@@ -145,6 +149,23 @@ void from_json(const nlohmann::json& json, DeviceFootprint& f) {
   f.shared_bytes = json.value("shared_bytes", std::uint64_t{0});
   f.worker_bytes = json.value("worker_bytes", std::uint64_t{0});
   f.streaming_bytes = json.value("streaming_bytes", std::uint64_t{0});
+  f.fixed_bases = json.value("fixed_bases", std::vector<FixedBaseOption>{});
+}
+
+void to_json(nlohmann::json& json, const FixedBaseOption& o) {
+  json = {{"array", zk::name_of(key_array_names, o.array)},
+          {"table_bytes", o.table_bytes},
+          {"workspace_bytes", o.workspace_bytes},
+          {"build_s", o.build_s},
+          {"saving_s", o.saving_s}};
+}
+
+void from_json(const nlohmann::json& json, FixedBaseOption& o) {
+  o.array = enum_at(json, "array", KeyArray::a, key_array_names);
+  o.table_bytes = json.value("table_bytes", std::uint64_t{0});
+  o.workspace_bytes = json.value("workspace_bytes", std::uint64_t{0});
+  o.build_s = json.value("build_s", 0.0);
+  o.saving_s = json.value("saving_s", 0.0);
 }
 
 }  // namespace zkpipe::policy

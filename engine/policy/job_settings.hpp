@@ -10,6 +10,7 @@
 // scheduling policy admits against what is left (policy_settings()).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -39,6 +40,7 @@ struct JobSettings {
   std::uint64_t device_budget_bytes = 0;   // per GPU; 0: 90 % of the smallest GPU's free memory (none when unknown)
   std::uint32_t workers_per_gpu = 2;       // each with its own streams and buffers
   SrsResidency srs_residency = SrsResidency::device;
+  FixedBaseTables fixed_bases = FixedBaseTables::off;  // of the key's arrays, on each GPU
   std::uint32_t retry_limit = 2;           // failed attempts of a partition before it is reported failed
 };
 
@@ -86,9 +88,13 @@ std::uint64_t fixed_host_bytes(const JobSettings& resolved, const JobShape& shap
 PolicySettings policy_settings(const JobSettings& resolved, const JobShape& shape, std::uint32_t gpus);
 
 // Fits the job's workers and key into each GPU's device budget (plan_device_memory): lowers
-// workers_per_gpu or streams the key (srs_residency pinned-host) where the plan says so. A zero
-// device budget is unlimited. Throws std::invalid_argument naming the sizes when no worker fits.
-DevicePlan fit_device_memory(JobSettings& settings, const DeviceFootprint& footprint);
+// workers_per_gpu or streams the key (srs_residency pinned-host) where the plan says so; then
+// adds the fixed-base tables the settings ask for that fit (plan_fixed_bases). A zero device
+// budget is unlimited. Throws std::invalid_argument naming the sizes when no worker fits.
+DevicePlan fit_device_memory(JobSettings& settings, const DeviceFootprint& footprint, std::uint32_t partitions_per_gpu);
+inline std::uint32_t partitions_per_gpu(std::uint32_t partitions, std::uint32_t gpus) {
+  return (partitions + gpus - 1) / std::max<std::uint32_t>(1, gpus);
+}
 
 // The settings as the trace sidecar's `settings` holds them (typed both ways: a sidecar written
 // before a setting existed reads as that setting's default).
@@ -96,5 +102,7 @@ void to_json(nlohmann::json& json, const JobSettings& settings);
 void from_json(const nlohmann::json& json, JobSettings& settings);
 void to_json(nlohmann::json& json, const DeviceFootprint& footprint);
 void from_json(const nlohmann::json& json, DeviceFootprint& footprint);
+void to_json(nlohmann::json& json, const FixedBaseOption& option);
+void from_json(const nlohmann::json& json, FixedBaseOption& option);
 
 }  // namespace zkpipe::policy

@@ -109,18 +109,20 @@ struct GpuMsmPolicy {
   // The cost model's cheapest window width for n scalars, per window or over a fixed-base table.
   static int window_bits(size_t n) { return cheapest_window(n, false); }
   static int fixed_base_window_bits(size_t n) { return cheapest_window(n, true); }
+  // The cost model's cost, in pairs, of an MSM of n scalars with c-bit windows, per window or
+  // over a fixed-base table (one bucket set).
+  static double cost(size_t n, int c, bool one_bucket_set) {
+    const double buckets = double(size_t{1} << (c - 1));
+    const double pairs = windows(c) * double(n) * (1 + sort_pass_cost * radix_passes(c));
+    return one_bucket_set ? pairs + window_cost + fixed_base_bucket_cost * buckets
+                          : pairs + windows(c) * (window_cost + bucket_cost * buckets);
+  }
 
  private:
   static int cheapest_window(size_t n, bool one_bucket_set) {
     int best = min_window_bits;
-    double best_cost = 0;
-    for (int c = min_window_bits; c <= max_window_bits; ++c) {
-      const double buckets = double(size_t{1} << (c - 1));
-      const double pairs = windows(c) * double(n) * (1 + sort_pass_cost * radix_passes(c));
-      const double cost = one_bucket_set ? pairs + window_cost + fixed_base_bucket_cost * buckets
-                                         : pairs + windows(c) * (window_cost + bucket_cost * buckets);
-      if (c == min_window_bits || cost < best_cost) best = c, best_cost = cost;
-    }
+    for (int c = min_window_bits + 1; c <= max_window_bits; ++c)
+      if (cost(n, c, one_bucket_set) < cost(n, best, one_bucket_set)) best = c;
     return best;
   }
 };
@@ -191,8 +193,9 @@ class CudaMsm {
   using Affine = ec::affine_t<Curve>;
   using Point = ec::jacobian_t<Curve>;
 
-  // Device bytes msm() of n scalars takes with `window_bits` (0: the policy's choice).
-  static size_t workspace_bytes(size_t n, int window_bits = 0);
+  // Device bytes msm() of n scalars takes with `window_bits` (0: the policy's choice for
+  // `layout`), per window or over a fixed-base table.
+  static size_t workspace_bytes(size_t n, int window_bits = 0, DigitLayout layout = DigitLayout::per_window);
   // Device bytes sum() of n points takes.
   static size_t sum_workspace_bytes(size_t n);
 

@@ -355,9 +355,9 @@ void CudaFixedBases<Curve>::build(const Affine* d_bases, size_t n, cudaStream_t 
 }
 
 template <class Curve>
-size_t CudaMsm<Curve>::workspace_bytes(size_t n, int window_bits) {
-  const int c = resolve_window_bits(n, window_bits);
-  return CudaMsmDigits::workspace_bytes(n, c) + BucketLayout<Curve>(n, c, DigitLayout::per_window, nullptr).bytes;
+size_t CudaMsm<Curve>::workspace_bytes(size_t n, int window_bits, DigitLayout layout) {
+  const int c = resolve_window_bits(n, window_bits, layout);
+  return CudaMsmDigits::workspace_bytes(n, c, layout) + BucketLayout<Curve>(n, c, layout, nullptr).bytes;
 }
 
 template <class Curve>

@@ -181,7 +181,7 @@ struct TwoBackends {
   explicit TwoBackends(const zkpipe::faults::FaultOptions& options) : faults(options) {
     const groth16::ProvingKey& pk = gpu_key().pk;
     lost = make_faulty_cuda_backend(faults, 0, 0), other = make_faulty_cuda_backend(faults, 1, 0);
-    lost->prepare(pk), other->prepare(pk);
+    lost->prepare(pk, {}), other->prepare(pk, {});
     a.resize(pk.domain_size()), b.resize(a.size()), c.resize(a.size());
     z = groth16::synthesize(*gpu_key().circuit, 7, pk, a, b, c);
     lost->begin_attempt(0, 0);

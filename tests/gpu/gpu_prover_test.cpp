@@ -3,7 +3,8 @@
 // built-in circuits (dense: random witness; poseidon-merkle: mostly 0/1, so the split's batch
 // addition carries real work). make_backend("cuda") gives this backend. Streamed bases (no
 // prepare(), small chunks) give the same proof, and so does the engine's order (the witness
-// staged from pinned or pageable memory before the quotient and the MSMs).
+// staged from pinned or pageable memory before the quotient and the MSMs), and so do fixed-base
+// tables of the key's arrays.
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,7 +50,7 @@ class GpuProver : public ::testing::TestWithParam<std::pair<std::string, uint64_
   // The proof equals the CPU backend's with the same blinding, point for point.
   void expect_cpu_proof(const Proof& proof) const {
     CpuBackend cpu;
-    cpu.prepare(pk_);
+    cpu.prepare(pk_, {});
     expect_same_proof(proof, prove_on(cpu));
   }
   // The engine's order: the witness staged before the quotient and the MSMs, its splits made in
@@ -87,7 +88,7 @@ TEST_P(GpuProver, ProofEqualsCpuProofAndVerifies) {
   SCOPED_TRACE(trace_);
   auto gpu = make_backend("cuda");
   ASSERT_EQ(gpu->name(), "cuda");
-  gpu->prepare(pk_);
+  gpu->prepare(pk_, {});
   const Proof proof = prove_on(*gpu);
   expect_cpu_proof(proof);
   const std::vector<Fr> publics(z_.begin() + 1, z_.begin() + 1 + pk_.num_public);
@@ -125,7 +126,7 @@ TEST_P(GpuProver, StreamedChunksAreReportedAsCopies) {
   EXPECT_GE(bytes, pk_.h.size() * sizeof(G1Affine) + pk_.b2.size() / 2 * sizeof(G2Affine));
   EXPECT_TRUE(streamed.take_copies().empty()) << "taken once";
   CudaBackend prepared;
-  prepared.prepare(pk_);
+  prepared.prepare(pk_, {});
   expect_cpu_proof(prove_on(prepared));
   EXPECT_TRUE(prepared.take_copies().empty());
 }
@@ -136,7 +137,7 @@ TEST_P(GpuProver, StreamedChunksAreReportedAsCopies) {
 TEST_P(GpuProver, StagedWitnessGivesTheCpuProof) {
   SCOPED_TRACE(trace_);
   CudaBackend prepared;
-  prepared.prepare(pk_);
+  prepared.prepare(pk_, {});
   CudaBackend streamed(/*stream_chunk_points=*/1000);
   for (CudaBackend* gpu : {&prepared, &streamed})
     for (const WitnessHostMemory from : {WitnessHostMemory::pinned, WitnessHostMemory::pageable}) {
@@ -151,9 +152,30 @@ TEST_P(GpuProver, StagedWitnessGivesTheCpuProof) {
       std::vector<Fr> a(a_.size()), b(a_.size()), c(a_.size());
       const std::vector<Fr> z = synthesize(*circuit_, other_witness_seed_, pk_, a, b, c);
       CpuBackend cpu;
-      cpu.prepare(pk_);
+      cpu.prepare(pk_, {});
       expect_same_proof(prove(*gpu, pk_, a, b, c, z, *blinding_), prove(cpu, pk_, a, b, c, z, *blinding_));
     }
+}
+
+// With a fixed-base table of every array (the witness's MSMs then share fixed-base digits; L and
+// H decompose their own at the table's window; the batch additions read each table's first row),
+// direct and staged proofs are the CPU's; a backend preparing the same key later shares the tables.
+TEST_P(GpuProver, FixedBaseTablesGiveTheCpuProof) {
+  SCOPED_TRACE(trace_);
+  using zkpipe::policy::KeyArray;
+  const std::vector<KeyArray> every_array{KeyArray::a, KeyArray::b1, KeyArray::l, KeyArray::h, KeyArray::b2};
+  CudaBackend tables;
+  tables.prepare(pk_, every_array);
+  expect_cpu_proof(prove_on(tables));
+  expect_staged_proof(tables, WitnessHostMemory::pinned);
+  CudaBackend sharing;
+  sharing.prepare(pk_, every_array);
+  expect_staged_proof(sharing, WitnessHostMemory::pageable);
+  CudaBackend some;  // another key copy: tables for b1 and l only, beside plain a, h and b2
+  ProvingKey other_key = pk_;
+  const std::vector<KeyArray> b1_and_l{KeyArray::b1, KeyArray::l};
+  some.prepare(other_key, b1_and_l);
+  expect_same_proof(prove(some, other_key, a_, b_, c_, z_, *blinding_), prove_on(tables));
 }
 
 INSTANTIATE_TEST_SUITE_P(BuiltinCircuits, GpuProver,

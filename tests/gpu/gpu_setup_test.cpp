@@ -83,7 +83,7 @@ TEST(GpuSetup, KeyEqualsCpuKeyAndProves) {
   std::vector<Fr> a(gpu_key.domain_size()), b(a.size()), c(a.size());
   const auto z = synthesize(*circuit, rng.next_u64(), gpu_key, a, b, c);
   CpuBackend cpu;
-  cpu.prepare(gpu_key);
+  cpu.prepare(gpu_key, {});
   const Proof proof = prove(cpu, gpu_key, a, b, c, z, Blinding::seeded_for_tests(rng));
   const std::vector<Fr> publics(z.begin() + 1, z.begin() + 1 + gpu_key.num_public);
   const Verdict verdict = verify(gpu_key.verifying_key(), proof, publics);

@@ -94,21 +94,21 @@ TEST(JobSettings, ThePolicyAdmitsPartitionsAgainstTheBudgetLessTheKeyAndWorkers)
 }
 
 TEST(JobSettings, TheDevicePlanLowersWorkersOrStreamsTheKey) {
-  const DeviceFootprint footprint{10 * gib, 2 * gib, 3 * gib, 1 * gib};
+  const DeviceFootprint footprint{10 * gib, 2 * gib, 3 * gib, 1 * gib, {}};
   JobSettings settings;
   settings.workers_per_gpu = 3;
   settings.device_budget_bytes = 18 * gib;  // the key, the workspaces and two workers
-  EXPECT_FALSE(fit_device_memory(settings, footprint).change.empty());
+  EXPECT_FALSE(fit_device_memory(settings, footprint, 8).change.empty());
   EXPECT_EQ(settings.workers_per_gpu, 2u);
   EXPECT_EQ(settings.srs_residency, SrsResidency::device);
   settings.device_budget_bytes = 7 * gib;  // one streaming worker beside the workspaces, no key
-  fit_device_memory(settings, footprint);
+  fit_device_memory(settings, footprint, 8);
   EXPECT_EQ(settings.srs_residency, SrsResidency::pinned_host);
   EXPECT_EQ(settings.workers_per_gpu, 1u);
   settings.device_budget_bytes = 0;  // unlimited
   settings.workers_per_gpu = 4;
   settings.srs_residency = SrsResidency::device;
-  EXPECT_TRUE(fit_device_memory(settings, footprint).change.empty());
+  EXPECT_TRUE(fit_device_memory(settings, footprint, 8).change.empty());
   EXPECT_EQ(settings.workers_per_gpu, 4u);
 }
 
@@ -122,6 +122,7 @@ TEST(JobSettings, TheSidecarsJsonReadsBackAndOldSidecarsReadAsDefaults) {
   settings.device_budget_bytes = 98765432109;
   settings.workers_per_gpu = 3;
   settings.srs_residency = SrsResidency::pinned_host;
+  settings.fixed_bases = FixedBaseTables::on;
   settings.retry_limit = 5;
   const nlohmann::json json = settings;
   const auto read = json.get<JobSettings>();
@@ -136,11 +137,15 @@ TEST(JobSettings, TheSidecarsJsonReadsBackAndOldSidecarsReadAsDefaults) {
   EXPECT_EQ(old.device_budget_bytes, 0u);
   EXPECT_THROW(nlohmann::json::parse(R"({"staging": "paged"})").get<JobSettings>(), std::invalid_argument);
 
-  const DeviceFootprint footprint{1, 2, 3, 4};
+  EXPECT_EQ(old.fixed_bases, FixedBaseTables::off);
+
+  const DeviceFootprint footprint{1, 2, 3, 4, {{KeyArray::b2, 5, 6, 0.5, 0.25}}};
   const auto footprint_read = nlohmann::json(footprint).get<DeviceFootprint>();
   EXPECT_EQ(footprint_read.key_bytes + 10 * footprint_read.shared_bytes + 100 * footprint_read.worker_bytes +
                 1000 * footprint_read.streaming_bytes,
             4321u);
+  ASSERT_EQ(footprint_read.fixed_bases.size(), 1u);
+  EXPECT_EQ(nlohmann::json(footprint_read), nlohmann::json(footprint));
 }
 
 // Resolving is a fixed point: what the engine writes in its sidecar and the model reads back
