@@ -8,6 +8,7 @@
 
 #include "calibration.hpp"
 #include "compare.hpp"
+#include "gpu_kernels.hpp"
 #include "sidecar_facts.hpp"
 #include "simulation.hpp"
 #include "test_support.hpp"
@@ -145,6 +146,48 @@ TEST(Calibration, RecoversHowSynthesisTimesVary) {
   EXPECT_LT(fast, 35);
   EXPECT_NEAR(*fit.synth_core_s_per_mconstraint, 0.5 * mean_factor, 1e-6);
   EXPECT_NE(calibration_toml(fit, "test").find("time_factors = [0."), std::string::npos);
+}
+
+// A run with the key on the device and one streaming it (one worker: nothing else holds the copy
+// engine) give each phase's cost and its per-chunk cost; the streamed run alone gives the phase's
+// cost where its chunks cost the default.
+TEST(Calibration, RecoversThePerChunkCostOfAStreamedKey) {
+  testing::ScratchDirectory scratch;
+  Scenario truth = parse_scenario_text(testing::small_scenario_text(), "small.toml", ".").base;
+  truth = with_setting(truth, "workload.partitions", "4");
+  truth = with_setting(truth, "policy.workers_per_gpu", "1");
+  truth = with_setting(truth, "workload.stream_chunk_points", "300000");
+  truth = with_setting(truth, "gpu_phase_cost.msm_h.stream_chunk_s", "0.004");
+  truth = with_setting(truth, "gpu_phase_cost.msm_a.stream_chunk_s", "0.007");
+  truth = with_setting(truth, "gpu_phase_cost.msm_b2.fixed_s", "0.01");  // G2, its chunks at the default cost
+  truth = with_setting(truth, "gpu_phase_cost.msm_b2.per_mitem_s", "0.03");
+  auto traced = [&](const Scenario& scenario, const std::string& name) {
+    const auto path = scratch.path() / (name + ".csv");
+    const SimulationResult result = simulate(scenario);
+    trace::write_csv_file(path, result.spans);
+    trace::write_sidecar(trace::sidecar_path_for(path), simulation_sidecar(scenario, result));
+    return path;
+  };
+  const auto on_device = traced(truth, "on-device");
+  const auto streamed = traced(with_setting(truth, "policy.srs_residency", "\"pinned-host\""), "streamed");
+  const std::vector<GpuKernel> kernels = gpu_kernels(truth.workload, truth.calibration.gpu_phase_cost);
+  const CalibrationFit both = fit_traces({on_device, streamed}), alone = fit_traces({streamed});
+  for (const GpuKernel& kernel : kernels) {
+    const trace::Phase phase = kernel.phase;
+    SCOPED_TRACE(trace::phase_name(phase));
+    const PhaseCost& cost = truth.calibration.gpu_phase_cost.at(phase);
+    EXPECT_NEAR(both.gpu_phase_cost.at(phase).seconds(kernel.items), kernel.seconds, 1e-6);
+    if (phase == trace::Phase::ntt) {
+      EXPECT_FALSE(both.gpu_phase_cost.at(phase).stream_chunk_s);
+    } else {
+      ASSERT_TRUE(both.gpu_phase_cost.at(phase).stream_chunk_s);
+      EXPECT_NEAR(*both.gpu_phase_cost.at(phase).stream_chunk_s, kernel.chunk_s, 1e-6);
+    }
+    if (!cost.stream_chunk_s) {  // the default: the streamed run alone gives the phase's cost
+      EXPECT_NEAR(alone.gpu_phase_cost.at(phase).seconds(kernel.items), kernel.seconds, 1e-6);
+    }
+  }
+  EXPECT_NE(calibration_toml(both, "test").find("stream_chunk_s = 0.007"), std::string::npos);
 }
 
 TEST(Compare, ReportsPointsForUtilizationAndPercentForTheRest) {
