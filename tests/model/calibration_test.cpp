@@ -19,6 +19,14 @@
 namespace zkpipe::model {
 namespace {
 
+// Simulates `scenario` and writes its trace to `path` with its sidecar, as calibration reads them.
+SimulationResult write_simulated_trace(const Scenario& scenario, const std::filesystem::path& path) {
+  SimulationResult result = simulate(scenario);
+  trace::write_csv_file(path, result.spans);
+  trace::write_sidecar(trace::sidecar_path_for(path), simulation_sidecar(scenario, result));
+  return result;
+}
+
 TEST(Calibration, H200BenchmarkFitReproducesEveryMeasurementWithinThreePercent) {
   const auto rows = read_h2d_benchmark(testing::source_dir() / "scenarios/calibration/h200-h2d.csv");
   ASSERT_EQ(rows.size(), 9u);
@@ -59,11 +67,8 @@ TEST(Calibration, RecoversKnownParametersFromSimulatedTraces) {
         scenario = with_setting(scenario, "workload.constraints_per_partition", constraints);
         scenario = with_setting(scenario, "policy.partitions_in_flight", "8");
         scenario = with_setting(scenario, "policy.pool_slabs", "8");
-        const auto path = scratch.path() / fmt::format("trace{}.csv", traces.size());
-        const SimulationResult result = simulate(scenario);
-        trace::write_csv_file(path, result.spans);
-        trace::write_sidecar(trace::sidecar_path_for(path), simulation_sidecar(scenario, result));
-        traces.push_back(path);
+        traces.push_back(scratch.path() / fmt::format("trace{}.csv", traces.size()));
+        write_simulated_trace(scenario, traces.back());
       }
   const CalibrationFit fit = fit_traces(traces);
   ASSERT_EQ(fit.gpu_phase_cost.size(), truth.calibration.gpu_phase_cost.size());
@@ -101,11 +106,8 @@ TEST(Calibration, RecoversTheParallelFractionOfSynthesis) {
     Scenario scenario = with_setting(truth, "policy.synthesis_threads", threads);
     scenario = with_setting(scenario, "policy.partitions_in_flight", "16");
     scenario = with_setting(scenario, "policy.pool_slabs", "16");
-    const auto path = scratch.path() / fmt::format("threads{}.csv", threads);
-    const SimulationResult result = simulate(scenario);
-    trace::write_csv_file(path, result.spans);
-    trace::write_sidecar(trace::sidecar_path_for(path), simulation_sidecar(scenario, result));
-    traces.push_back(path);
+    traces.push_back(scratch.path() / fmt::format("threads{}.csv", threads));
+    write_simulated_trace(scenario, traces.back());
   }
   const CalibrationFit fit = fit_traces(traces);
   ASSERT_TRUE(fit.synth_parallel_fraction && fit.synth_core_s_per_mconstraint);
@@ -127,9 +129,7 @@ TEST(Calibration, RecoversHowSynthesisTimesVary) {
   scenario = with_setting(scenario, "policy.synthesis_threads", "1");
   scenario = with_setting(scenario, "synthesis.time_factors", "[0.8, 1.25]");
   const auto path = scratch.path() / "trace.csv";
-  const SimulationResult result = simulate(scenario);
-  trace::write_csv_file(path, result.spans);
-  trace::write_sidecar(trace::sidecar_path_for(path), simulation_sidecar(scenario, result));
+  const SimulationResult result = write_simulated_trace(scenario, path);
   const CalibrationFit fit = fit_traces({path});
   ASSERT_TRUE(fit.synth_time_factors && fit.synth_core_s_per_mconstraint);
   ASSERT_EQ(fit.synth_time_factors->size(), 40u);
@@ -154,22 +154,16 @@ TEST(Calibration, RecoversHowSynthesisTimesVary) {
 TEST(Calibration, RecoversThePerChunkCostOfAStreamedKey) {
   testing::ScratchDirectory scratch;
   Scenario truth = parse_scenario_text(testing::small_scenario_text(), "small.toml", ".").base;
-  truth = with_setting(truth, "workload.partitions", "4");
-  truth = with_setting(truth, "policy.workers_per_gpu", "1");
-  truth = with_setting(truth, "workload.stream_chunk_points", "300000");
-  truth = with_setting(truth, "gpu_phase_cost.msm_h.stream_chunk_s", "0.004");
-  truth = with_setting(truth, "gpu_phase_cost.msm_a.stream_chunk_s", "0.007");
-  truth = with_setting(truth, "gpu_phase_cost.msm_b2.fixed_s", "0.01");  // G2, its chunks at the default cost
-  truth = with_setting(truth, "gpu_phase_cost.msm_b2.per_mitem_s", "0.03");
-  auto traced = [&](const Scenario& scenario, const std::string& name) {
-    const auto path = scratch.path() / (name + ".csv");
-    const SimulationResult result = simulate(scenario);
-    trace::write_csv_file(path, result.spans);
-    trace::write_sidecar(trace::sidecar_path_for(path), simulation_sidecar(scenario, result));
-    return path;
-  };
-  const auto on_device = traced(truth, "on-device");
-  const auto streamed = traced(with_setting(truth, "policy.srs_residency", "\"pinned-host\""), "streamed");
+  for (const auto& [key, value] : {std::pair{"workload.partitions", "4"}, {"policy.workers_per_gpu", "1"},
+                                   {"workload.stream_chunk_points", "300000"},
+                                   {"gpu_phase_cost.msm_h.stream_chunk_s", "0.004"},
+                                   {"gpu_phase_cost.msm_a.stream_chunk_s", "0.007"},
+                                   {"gpu_phase_cost.msm_b2.fixed_s", "0.01"},  // G2, its chunks at the default cost
+                                   {"gpu_phase_cost.msm_b2.per_mitem_s", "0.03"}})
+    truth = with_setting(truth, key, value);
+  const auto on_device = scratch.path() / "on-device.csv", streamed = scratch.path() / "streamed.csv";
+  write_simulated_trace(truth, on_device);
+  write_simulated_trace(with_setting(truth, "policy.srs_residency", "\"pinned-host\""), streamed);
   const std::vector<GpuKernel> kernels = gpu_kernels(truth.workload, truth.calibration.gpu_phase_cost);
   const CalibrationFit both = fit_traces({on_device, streamed}), alone = fit_traces({streamed});
   for (const GpuKernel& kernel : kernels) {
