@@ -461,11 +461,9 @@ void write_trace_files(const std::filesystem::path& dir, const Job& job, const J
   sidecar.settings["synthesis_core_share"] = "synthesizing";  // the cores split between the syntheses running
   sidecar.settings["device_footprint"] = report.device_footprint;
   sidecar.settings["device_bytes_planned"] = report.device_bytes_planned;
-  sidecar.machine = {.cores = report.machine.cores,
-                     .available_memory_bytes = report.machine.available_memory_bytes,
-                     .cuda_devices = uint32_t(report.machine.cuda_devices),
-                     .idle_h2d_gbps = report.idle_h2d_gbps,
-                     .idle_h2d_from = report.idle_h2d_from};
+  sidecar.machine = report.machine;
+  sidecar.machine.idle_h2d_gbps = report.idle_h2d_gbps;
+  sidecar.machine.idle_h2d_from = report.idle_h2d_from;
   // The link rate, which calibration subtracts from every copy: the idle copy from pinned memory,
   // or a backend's own copy where no link stages it (cpu, fake). A CUDA run that could pin nothing
   // measured the pageable path only, and names no link.
