@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 #include <libfccp/csv.h>
 
+#include "gpu_kernels.hpp"
 #include "sidecar_facts.hpp"
 #include "trace/sidecar.hpp"
 #include "trace/summary.hpp"
@@ -128,6 +129,76 @@ void add_assembly_evidence(const trace::Trace& spans, AssemblyEvidence& evidence
   }
 }
 
+// A kernel span over a streamed key: its items, its duration, and the chunks copied inside it
+// (the itemless h2d spans of its partition that start in it), in start order.
+struct StreamedKernel {
+  std::uint64_t items = 0;
+  double duration_s = 0;
+  std::vector<double> chunk_bytes, copy_s;
+};
+
+// The itemless copies (key chunks, witness uploads) of each partition.
+std::map<std::pair<std::string, std::uint32_t>, std::vector<const trace::Span*>> itemless_copies(const trace::Trace& spans) {
+  std::map<std::pair<std::string, std::uint32_t>, std::vector<const trace::Span*>> copies;
+  for (const trace::Span& span : spans)
+    if (span.phase == trace::Phase::h2d && span.items == 0 && span.bytes > 0)
+      copies[{span.run, span.partition}].push_back(&span);
+  return copies;
+}
+
+StreamedKernel streamed_kernel(const trace::Span& kernel, const std::vector<const trace::Span*>& copies) {
+  StreamedKernel streamed{kernel.items, kernel.duration_s(), {}, {}};
+  std::vector<const trace::Span*> chunks;
+  for (const trace::Span* copy : copies)
+    if (copy->start_s >= kernel.start_s && copy->start_s < kernel.end_s) chunks.push_back(copy);
+  std::ranges::stable_sort(chunks, {}, &trace::Span::start_s);
+  for (const trace::Span* chunk : chunks) {
+    streamed.chunk_bytes.push_back(double(chunk->bytes));
+    streamed.copy_s.push_back(chunk->duration_s());
+  }
+  return streamed;
+}
+
+// The kernel's duration as the model runs it (streamed_kernel_s) with its measured copies, the
+// seconds `kernel_s` shared among its chunks by bytes (by points: a kernel's chunks are of one
+// curve), each chunk costing chunk_s more.
+double modelled_duration_s(const StreamedKernel& kernel, double kernel_s, double chunk_s) {
+  double bytes = 0;
+  for (double chunk : kernel.chunk_bytes) bytes += chunk;
+  std::vector<double> work_s;
+  for (double chunk : kernel.chunk_bytes) work_s.push_back(kernel_s * chunk / bytes + chunk_s);
+  return streamed_kernel_s(work_s, kernel.copy_s);
+}
+
+// The x in [lo, hi] at which the increasing `f` reaches `target` (by bisection; lo or hi where it
+// does not reach it within).
+template <class F>
+double solve_increasing(F&& f, double target, double lo, double hi) {
+  for (int step = 0; step < 100; ++step) {
+    const double middle = (lo + hi) / 2;
+    (f(middle) < target ? lo : hi) = middle;
+  }
+  return (lo + hi) / 2;
+}
+
+// A GPU phase's cost fitted from (million items, seconds): items that vary by less than 10 % (one
+// circuit at one size: partitions differ by a few scalars) do not identify a slope, only noise: a
+// constant is fitted. More items never cost less: a negative slope is refitted as a constant too.
+FitReport fit_phase_cost(trace::Phase phase, const std::string& note, std::vector<double> mitems,
+                         std::vector<double> seconds) {
+  const auto [fewest, most] = std::ranges::minmax(mitems);
+  const bool spread = most - fewest >= 0.1 * std::abs(most);
+  FitReport report = fit_polynomial(
+      fmt::format("gpu_phase_cost.{}{}{}", trace::phase_name(phase), spread ? "" : " (items within 10 %: a constant)", note),
+      "mitems", "seconds", mitems, seconds, spread ? 1 : 0);
+  if (report.coefficients.size() > 1 && report.coefficients[1] < 0)
+    report = fit_polynomial(
+        fmt::format("gpu_phase_cost.{} (negative slope refitted as a constant){}", trace::phase_name(phase), note),
+        "mitems", "seconds", std::move(mitems), std::move(seconds), 0);
+  report.coefficients.resize(2, 0.0);
+  return report;
+}
+
 }  // namespace
 
 std::vector<H2dBenchmarkRow> read_h2d_benchmark(const std::filesystem::path& csv) {
@@ -185,6 +256,8 @@ CalibrationFit fit_h2d_benchmark(const std::vector<H2dBenchmarkRow>& rows, std::
 
 CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
   std::map<trace::Phase, std::pair<std::vector<double>, std::vector<double>>> phase_points;
+  std::map<trace::Phase, std::vector<StreamedKernel>> streamed;  // kernels over a streamed key, with their chunks
+  std::map<trace::Phase, std::size_t> untraced_streams;          // ... and without: left out
   std::vector<double> synth_extra_threads, synth_s_per_mconstraint, assemble_s, verify_s, section_idle_s, split_s;
   std::vector<double> synth_inverse_cores;  // per synthesis span: the mean of 1 / its cores
   AssemblyEvidence assembly;
@@ -203,6 +276,9 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
       throw std::runtime_error(fmt::format("{}: needs settings.staging (pinned|pageable) and machine.pcie_h2d_gbps",
                                            sidecar_path.string()));
     const SynthesisCoreShare core_share = synthesis_core_share_of(sidecar);
+    const bool streams_key = zk::value_of(policy::srs_residency_names, sidecar.settings.value("srs_residency", std::string())) ==
+                             policy::SrsResidency::pinned_host;
+    const auto copies = itemless_copies(spans);
     for (double idle_s : compute_section_idle_s(spans)) section_idle_s.push_back(idle_s);
     for (double gap_s : witness_split_s(spans)) split_s.push_back(gap_s);
     add_assembly_evidence(spans, assembly);
@@ -212,8 +288,19 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
     for (const trace::Span& span : spans) {
       const auto& synth_spans = synth_by_run[span.run];
       if (trace::is_gpu_kernel(span)) {
-        phase_points[span.phase].first.push_back(double(span.items) / 1e6);
-        phase_points[span.phase].second.push_back(span.duration_s());
+        // A kernel over a streamed key copies the key's chunks inside its span; where the trace
+        // has no span of them (traces before 2026-12-03), its copies cannot be told from its work.
+        const auto partition_copies = copies.find({span.run, span.partition});
+        StreamedKernel kernel =
+            streamed_kernel(span, partition_copies == copies.end() ? std::vector<const trace::Span*>{} : partition_copies->second);
+        if (!kernel.copy_s.empty()) {
+          streamed[span.phase].push_back(std::move(kernel));
+        } else if (streams_key && span.phase != trace::Phase::ntt) {
+          ++untraced_streams[span.phase];
+        } else {
+          phase_points[span.phase].first.push_back(double(span.items) / 1e6);
+          phase_points[span.phase].second.push_back(span.duration_s());
+        }
       } else if (span.phase == trace::Phase::synth && span.items > 0) {
         synth_extra_threads.push_back(mean_synthesizing(synth_spans, span.start_s, span.end_s) - 1);
         synth_s_per_mconstraint.push_back(span.duration_s() / (double(span.items) / 1e6));
@@ -233,23 +320,73 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
     }
   }
   CalibrationFit fit;
+  auto left_out = [&](trace::Phase phase) {
+    const auto untraced = untraced_streams.find(phase);
+    return untraced == untraced_streams.end()
+               ? std::string()
+               : fmt::format(" ({} spans over a streamed key without its chunks' copies left out)", untraced->second);
+  };
   for (auto& [phase, points] : phase_points) {
-    // Items that vary by less than 10 % (one circuit at one size: partitions differ by a few
-    // scalars) do not identify a slope, only noise: a constant is fitted. More items never cost
-    // less: a negative slope is refitted as a constant too.
-    const auto [fewest, most] = std::ranges::minmax(points.first);
-    const bool spread = most - fewest >= 0.1 * std::abs(most);
-    FitReport report = fit_polynomial(fmt::format("gpu_phase_cost.{}{}", trace::phase_name(phase),
-                                                  spread ? "" : " (items within 10 %: a constant)"),
-                                      "mitems", "seconds", points.first, points.second, spread ? 1 : 0);
-    if (report.coefficients.size() > 1 && report.coefficients[1] < 0)
-      report = fit_polynomial(fmt::format("gpu_phase_cost.{} (negative slope refitted as a constant)",
-                                          trace::phase_name(phase)),
-                              "mitems", "seconds", std::move(points.first), std::move(points.second), 0);
-    report.coefficients.resize(2, 0.0);
-    fit.gpu_phase_cost[phase] = {report.coefficients[0], report.coefficients[1]};
+    FitReport report = fit_phase_cost(phase, left_out(phase), std::move(points.first), std::move(points.second));
+    fit.gpu_phase_cost[phase] = {report.coefficients[0], report.coefficients[1], std::nullopt};
     fit.reports.push_back(std::move(report));
   }
+  // Kernels over a streamed key, run through the model's timeline on their measured copies. Where
+  // the phase was also measured with the key on the device, one per-chunk cost: the one at which
+  // the modelled spans last, in sum, what the measured ones did (a kernel bound by its copies
+  // gains less from it than one bound by its work: the G2 batch addition beside G1's three). Where
+  // not, each span's cost on the device, with its chunks at their default cost, fitted as the
+  // spans measured on the device are.
+  for (const auto& [phase, kernels] : streamed) {
+    const auto on_device = fit.gpu_phase_cost.find(phase);
+    std::vector<double> mitems, seconds;
+    for (const StreamedKernel& kernel : kernels) mitems.push_back(double(kernel.items) / 1e6);
+    if (on_device != fit.gpu_phase_cost.end()) {
+      const PhaseCost& cost = on_device->second;
+      auto modelled_s = [&](const StreamedKernel& kernel, double chunk_s) {
+        return modelled_duration_s(kernel, cost.seconds(kernel.items), chunk_s);
+      };
+      double measured_s = 0;
+      for (const StreamedKernel& kernel : kernels) measured_s += kernel.duration_s;
+      const double chunk_s = std::max(0.0, solve_increasing(  // a chunk never saves time
+          [&](double chunk_s) {
+            double sum = 0;
+            for (const StreamedKernel& kernel : kernels) sum += modelled_s(kernel, chunk_s);
+            return sum;
+          },
+          measured_s, -measured_s, measured_s));
+      FitReport report{fmt::format("gpu_phase_cost.{}.stream_chunk_s (its spans over a streamed key, modelled, "
+                                   "last in sum what they did)", trace::phase_name(phase)),
+                       "mitems", "seconds", {chunk_s}, std::move(mitems), {}, {}, 0};
+      double squares = 0;
+      for (const StreamedKernel& kernel : kernels) {
+        report.y.push_back(kernel.duration_s);
+        report.residuals.push_back(kernel.duration_s - modelled_s(kernel, chunk_s));
+        squares += report.residuals.back() * report.residuals.back();
+      }
+      report.rms_residual = std::sqrt(squares / double(kernels.size()));
+      on_device->second.stream_chunk_s = chunk_s;
+      fit.reports.push_back(std::move(report));
+    } else {
+      for (const StreamedKernel& kernel : kernels)
+        seconds.push_back(solve_increasing(
+            [&](double kernel_s) { return modelled_duration_s(kernel, kernel_s, default_stream_chunk_s(phase)); },
+            kernel.duration_s, 0, kernel.duration_s));
+      FitReport report = fit_phase_cost(
+          phase,
+          fmt::format(" (over a streamed key, its chunks at the default {} s each){}", default_stream_chunk_s(phase),
+                      left_out(phase)),
+          std::move(mitems), std::move(seconds));
+      fit.gpu_phase_cost[phase] = {report.coefficients[0], report.coefficients[1], std::nullopt};
+      fit.reports.push_back(std::move(report));
+    }
+  }
+  for (const auto& [phase, spans] : untraced_streams)
+    if (!fit.gpu_phase_cost.contains(phase))
+      throw std::runtime_error(fmt::format(
+          "gpu_phase_cost.{}: its {} spans run over a streamed key whose chunks' copies the traces do not show (traces "
+          "before 2026-12-03), so they give no cost; calibrate on a run with the key on the device, or a newer one",
+          trace::phase_name(phase), spans));
   if (!synth_s_per_mconstraint.empty()) {
     // One-core times at parallel fraction p: each span's time over its share factor.
     auto fit_synthesis = [&](double p) {
@@ -379,9 +516,11 @@ std::string calibration_toml(const CalibrationFit& fit, const std::string& prove
     if (fit.witness_split_s) text += fmt::format("witness_split_s = {:.9g}\n", *fit.witness_split_s);
     if (fit.verify_s) text += fmt::format("verify_s = {:.9g}\n", *fit.verify_s);
   }
-  for (const auto& [phase, cost] : fit.gpu_phase_cost)
+  for (const auto& [phase, cost] : fit.gpu_phase_cost) {
     text += fmt::format("\n[gpu_phase_cost.{}]\nfixed_s = {:.9g}\nper_mitem_s = {:.9g}\n", trace::phase_name(phase),
                         cost.fixed_s, cost.per_mitem_s);
+    if (cost.stream_chunk_s) text += fmt::format("stream_chunk_s = {:.9g}\n", *cost.stream_chunk_s);
+  }
   return text;
 }
 

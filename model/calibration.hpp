@@ -58,7 +58,13 @@ double idle_pinned_gbps(const std::vector<H2dBenchmarkRow>& rows);
 
 // Fits from traces; each trace file needs its sidecar (trace.json) with settings.staging and
 // machine.pcie_h2d_gbps. Measured and simulated traces count GPU items alike (gpu_kernels.hpp):
-// each GPU phase's cost is fitted from its spans as they are. Besides the fits: assemble_s and
+// each GPU phase's cost is fitted from its spans as they are, where the key was on the device. A
+// kernel span with the chunks of a streamed key copied inside it (itemless h2d spans of its
+// partition) gives its phase's stream_chunk_s instead: the per-chunk cost at which the model's
+// timeline of those spans (streamed_kernel_s on their measured copies) lasts, in sum, what they
+// did; or, where the phase has no span on the device, its cost with its chunks at the default
+// (default_stream_chunk_s). Kernel spans of a streamed run without their chunks' spans (older
+// traces) are left out, and a phase left with none throws. Besides the fits: assemble_s and
 // verify_s are the medians of those spans; compute_section_host_s the median idle time inside a
 // GPU attempt's kernel window; witness_split_s the median time from a copy's end to its first
 // kernel where the GPU was free (trace_attempts.hpp); synth_time_factors every synthesis's

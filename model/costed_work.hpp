@@ -15,9 +15,10 @@
 // logical time's (model/logical_simulation.cpp: each step's cost at the load it starts under).
 // The cost formulas below, with the GPU kernels of gpu_kernels.hpp, are the model's one definition
 // of each cost. Where the key streams (srs_residency pinned-host), a kernel that reads its points
-// runs as the engine's CUDA backend runs it: its first chunk copied, then its share of each chunk
-// (by points) while the next chunk is copied, each chunk's copy an itemless h2d span inside the
-// kernel's span. A kernel runs while its worker copies, rather than a copy while it computes,
+// runs as the engine's CUDA backend runs it: its first chunk copied, then per chunk its share of
+// the kernel (by points) and the chunk's own cost (the engine runs the kernel once per chunk:
+// GpuKernel::chunk_work_s) while the next chunk is copied, each chunk's copy an itemless h2d span
+// inside the kernel's span. A kernel runs while its worker copies, rather than a copy while it computes,
 // so that each copy holds its copy engine from its start to its end on the worker's own actor; the
 // timeline is the engine's: a chunk's work starts once it is copied and the work before it is
 // done, and its copy once the work two chunks back is done and the copy before it.
@@ -214,15 +215,15 @@ class CostedWork {
   }
 
   // A kernel on the key's points streamed from pinned host memory, as the engine's CUDA backend
-  // runs it (DeviceBases::for_each_chunk): the first chunk copied, then the kernel's share of each
-  // chunk while the next one is copied. A dead worker copies and computes no more chunks.
+  // runs it (DeviceBases::for_each_chunk, one MSM or batch addition per chunk): the first chunk
+  // copied, then each chunk's work while the next one is copied (gpu_kernels.hpp's
+  // streamed_kernel_s where nothing contends). A dead worker copies and computes no more chunks.
   void run_on_streamed_bases(const runtime::Context& context, const GpuKernel& kernel, StepSpans& spans) {
     const std::vector<BaseChunk>& chunks = kernel.base_chunks;
     const H2dPathCost& pinned = scenario_.calibration.h2d_pinned;
     upload(context, chunks.front().bytes, pinned, spans);
     for (std::size_t chunk = 0; chunk < chunks.size() && context.alive(); ++chunk) {
-      const auto share = machine_.start_kernel(context.worker, context.gpu,
-                                               kernel.seconds * double(chunks[chunk].points) / double(kernel.base_points));
+      const auto share = machine_.start_kernel(context.worker, context.gpu, kernel.chunk_work_s(chunk));
       if (chunk + 1 < chunks.size()) upload(context, chunks[chunk + 1].bytes, pinned, spans);
       machine_.wait_kernel(context.worker, share);
     }

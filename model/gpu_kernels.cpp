@@ -33,17 +33,42 @@ std::vector<MsmBases> read_where_scalars(std::initializer_list<std::pair<std::ui
 }
 
 GpuKernel kernel_of(const KernelShape& shape, const PhaseCost& cost, std::uint64_t chunk_points) {
-  GpuKernel kernel{shape.phase, shape.items, cost.seconds(shape.items), {}, 0};
+  GpuKernel kernel{shape.phase, shape.items, cost.seconds(shape.items), {}, 0, 0};
   for (const MsmBases& bases : shape.bases)
     for (std::uint64_t begin = 0; begin < bases.points; begin += chunk_points) {
       const std::uint64_t points = std::min(chunk_points, bases.points - begin);
       kernel.base_chunks.push_back({points, points * bases.point_bytes});
       kernel.base_points += points;
     }
+  if (!kernel.base_chunks.empty()) kernel.chunk_s = cost.stream_chunk_s.value_or(default_stream_chunk_s(shape.phase));
   return kernel;
 }
 
 }  // namespace
+
+double default_stream_chunk_s(trace::Phase phase) {
+  using trace::Phase;
+  switch (phase) {
+    case Phase::msm_h: return 0.0109;
+    case Phase::batch_add: return 0.0078;
+    case Phase::msm_a: case Phase::tail_msm: return 0.0126;
+    case Phase::msm_b1: return 0.0141;
+    case Phase::msm_l: return 0.0127;
+    case Phase::msm_b2: return 0.0292;
+    default: return 0;
+  }
+}
+
+double streamed_kernel_s(std::span<const double> work_s, std::span<const double> copy_s) {
+  if (work_s.empty()) return 0;
+  double copied_s = copy_s[0], worked_s = copy_s[0];
+  for (std::size_t chunk = 0; chunk < work_s.size(); ++chunk) {
+    const double start_s = std::max(copied_s, worked_s);
+    worked_s = start_s + work_s[chunk];
+    if (chunk + 1 < work_s.size()) copied_s = start_s + copy_s[chunk + 1];
+  }
+  return worked_s;
+}
 
 MsmScalars scalars_of_z(const Workload& workload) {
   const double scalars = double(workload.z_length());

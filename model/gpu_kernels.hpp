@@ -24,11 +24,14 @@
 // of A, B1 and L their G1 points, of B2 its G2 points (each streams them again); in supraseal's
 // order the bases of the MSMs each kernel covers. A kernel reads an MSM's bases only where it has
 // scalars for it, and then all of them: the engine streams up to the last selected base, which in
-// the circuits measured lies within a few points of the end.
+// the circuits measured lies within a few points of the end. The engine runs such a kernel once
+// per chunk, so each chunk costs the phase's stream_chunk_s on top of its share (by points) of
+// the phase's cost; streamed_kernel_s is that kernel's timeline as the model runs it.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <vector>
 
 #include "scenario.hpp"
@@ -47,7 +50,32 @@ struct GpuKernel {
   double seconds = 0;
   std::vector<BaseChunk> base_chunks;  // the key's points it reads, in order (none: it reads none)
   std::uint64_t base_points = 0;       // their sum
+  double chunk_s = 0;                  // what each chunk adds where the key streams (none read: 0)
+
+  // Chunk `chunk`'s work where the key streams: its share (by points) of the kernel's seconds,
+  // and the chunk's own cost.
+  double chunk_work_s(std::size_t chunk) const {
+    return seconds * double(base_chunks[chunk].points) / double(base_points) + chunk_s;
+  }
 };
+
+// What each chunk of a streamed key adds to a kernel of `phase` where the calibration gives no
+// stream_chunk_s: `zkpipe calibrate`'s fit of the H200's streamed 2^24 poseidon-merkle run
+// (scenarios/calibration/traces/stream24-h200-20261203, after-pinned-host: 2^22-point chunks,
+// 1.14 GPU s a partition) against its twin with the key on the device (after-pinned, 0.59 s):
+// msm_h 10.9 ms, A, B1 and L 12.6-14.1 ms a G1 chunk, B2 29.2 ms a G2 chunk, a batch addition
+// 7.8 ms (one cost at which G1's three and G2's one last what they did together: G2's waits for
+// its copies), tail_msm (supraseal's A, B1 and L together, never measured streaming) A's. That is Pippenger's fixed work per call (digits,
+// sort, bucket reduction, the windows' sum, the result's download), the chunk's index list
+// rebased and uploaded, and the host's check of the indices before the first chunk (3.6-5.7 ms a
+// kernel), spread over the chunks. The ntt reads no key: 0.
+double default_stream_chunk_s(trace::Phase phase);
+
+// The seconds a kernel over streamed bases lasts where its worker has the GPU and a copy engine to
+// itself, as CostedWork runs it (the engine's DeviceBases::for_each_chunk): chunk 0's copy, then
+// each chunk's work (work_s[c]) once it is copied and the work before it is done, chunk c + 1's
+// copy (copy_s[c + 1]) starting with chunk c's work. Calibration inverts it on measured copies.
+double streamed_kernel_s(std::span<const double> work_s, std::span<const double> copy_s);
 
 // One MSM's scalars as the witness split sorts them.
 struct MsmScalars {

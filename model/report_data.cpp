@@ -64,18 +64,6 @@ json copies_json(const trace::Trace& spans, double begin_s) {
   return copies;
 }
 
-std::vector<Interval> merged(std::vector<Interval> intervals) {
-  std::ranges::sort(intervals);
-  std::vector<Interval> union_of;
-  for (const Interval& interval : intervals) {
-    if (!union_of.empty() && interval.first <= union_of.back().second)
-      union_of.back().second = std::max(union_of.back().second, interval.second);
-    else
-      union_of.push_back(interval);
-  }
-  return union_of;
-}
-
 // Per GPU, the fraction of each bin during which one of its kernels ran.
 json gpu_busy_json(const trace::Trace& spans, double begin_s, double makespan_s) {
   std::map<std::string, std::vector<Interval>> kernels_of_gpu;
@@ -86,7 +74,7 @@ json gpu_busy_json(const trace::Trace& spans, double begin_s, double makespan_s)
   json gpus = json::array();
   for (const auto& [gpu, kernels] : kernels_of_gpu) {
     std::vector<double> busy_s(gpu_busy_bins, 0.0);
-    for (const auto& [start_s, end_s] : merged(kernels))
+    for (const auto& [start_s, end_s] : trace::interval_union(kernels))
       for (int bin = std::max(0, int(start_s / bin_s)); bin < gpu_busy_bins && bin * bin_s < end_s; ++bin)
         busy_s[std::size_t(bin)] += std::max(0.0, std::min(end_s, (bin + 1) * bin_s) - std::max(start_s, bin * bin_s));
     for (double& busy : busy_s) busy = std::min(1.0, busy / bin_s);

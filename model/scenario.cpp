@@ -224,7 +224,10 @@ Calibration read_calibration(TableReader& root, double link_gbps) {
     if (!phase || !trace::is_gpu_compute(*phase))
       phases.fail(key.str(), "not a GPU compute phase (ntt, msm_h, msm_l, msm_a, msm_b1, msm_b2, batch_add, tail_msm)");
     TableReader cost = phases.table(key.str());
-    calibration.gpu_phase_cost[*phase] = {cost.number("fixed_s", 0, -1e4, 1e4), cost.number("per_mitem_s", 0, 0, 1e4)};
+    std::optional<double> stream_chunk_s;
+    if (cost.raw().contains("stream_chunk_s")) stream_chunk_s = cost.number("stream_chunk_s", 0, 0, 1e4);
+    calibration.gpu_phase_cost[*phase] = {cost.number("fixed_s", 0, -1e4, 1e4), cost.number("per_mitem_s", 0, 0, 1e4),
+                                          stream_chunk_s};
     cost.reject_unknown_keys();
   }
   const auto& costs = calibration.gpu_phase_cost;

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -42,9 +43,14 @@ struct H2dPathCost {
 };
 
 // GPU phase time: fixed_s + per_mitem_s * items / 1e6 (items: the engine's, gpu_kernels.hpp).
+// Over a key streamed from pinned host memory the engine runs the kernel once per chunk of the
+// key's points (each run with its own digits, sort, bucket reduction, index upload and result
+// download): each chunk costs stream_chunk_s on top of its share of seconds(items); unset, the
+// phase's default (gpu_kernels.hpp: default_stream_chunk_s).
 struct PhaseCost {
   double fixed_s = 0;
   double per_mitem_s = 0;
+  std::optional<double> stream_chunk_s;
   double seconds(std::uint64_t items) const { return fixed_s + per_mitem_s * double(items) / 1e6; }
 };
 

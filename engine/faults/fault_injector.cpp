@@ -6,17 +6,11 @@
 
 #include <fmt/format.h>
 
+#include "util/splitmix64.hpp"
+
 namespace zkpipe::faults {
 
 namespace {
-
-// splitmix64's finalizer: a bijective mix, so distinct keys give independent-looking draws.
-std::uint64_t mix(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 // The decision, counted where it is a fault.
 bool counted(bool fault, std::atomic<std::uint64_t>& count) {
@@ -86,10 +80,11 @@ FaultCounts parse_fault_counts(const std::string& text) {
 FaultInjector::FaultInjector(const FaultOptions& options) : options_(options) { validate(options_); }
 
 double FaultInjector::draw(Site site, std::uint64_t first, std::uint64_t second, std::uint64_t third) const {
-  std::uint64_t state = mix(options_.seed ^ mix(site));
-  state = mix(state ^ first);
-  state = mix(state ^ second);
-  state = mix(state ^ third);
+  // SplitMix64 is a bijective mix, so distinct keys give independent-looking draws.
+  std::uint64_t state = zk::splitmix64(options_.seed ^ zk::splitmix64(site));
+  state = zk::splitmix64(state ^ first);
+  state = zk::splitmix64(state ^ second);
+  state = zk::splitmix64(state ^ third);
   return double(state >> 11) * 0x1.0p-53;
 }
 

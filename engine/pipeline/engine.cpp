@@ -488,11 +488,9 @@ void write_trace_files(const std::filesystem::path& dir, const Job& job, const J
   sidecar.settings["fixed_base_tables"] = nlohmann::json::array();
   for (policy::KeyArray array : report.fixed_bases)
     sidecar.settings["fixed_base_tables"].push_back(zk::name_of(policy::key_array_names, array));
-  sidecar.machine = {.cores = report.machine.cores,
-                     .available_memory_bytes = report.machine.available_memory_bytes,
-                     .cuda_devices = uint32_t(report.machine.cuda_devices),
-                     .idle_h2d_gbps = report.idle_h2d_gbps,
-                     .idle_h2d_from = report.idle_h2d_from};
+  sidecar.machine = report.machine;
+  sidecar.machine.idle_h2d_gbps = report.idle_h2d_gbps;
+  sidecar.machine.idle_h2d_from = report.idle_h2d_from;
   // The link rate, which calibration subtracts from every copy: the idle copy from pinned memory,
   // or a backend's own copy where no link stages it (cpu, fake). A CUDA run that could pin nothing
   // measured the pageable path only, and names no link.

@@ -16,7 +16,9 @@ bool uses_cuda(std::string_view backend) { return backend == "cuda" || backend =
 bool injects_faults(std::string_view backend) { return backend == "fake" || backend == "faulty-cuda"; }
 
 MachineFacts machine_facts() {
-  return {std::max(1u, std::thread::hardware_concurrency()), available_memory_bytes(), cuda_devices()};
+  return {.cores = std::max(1u, std::thread::hardware_concurrency()),
+          .available_memory_bytes = available_memory_bytes(),
+          .cuda_devices = uint32_t(std::max(0, cuda_devices()))};
 }
 
 uint64_t worker_host_bytes(const JobSizes& sizes, std::string_view backend, Staging staging) {
@@ -60,12 +62,14 @@ void validate_faults(const Settings& s) {
 }  // namespace
 
 Settings resolve_settings(Settings s, const JobSizes& sizes, const MachineFacts& machine) {
-  if (s.backend.empty()) s.backend = machine.cuda_devices > 0 ? "cuda" : "cpu";
-  if (uses_cuda(s.backend) && s.gpus > uint32_t(machine.cuda_devices))
-    fail("--gpus {} but {} CUDA devices are present", s.gpus, machine.cuda_devices);
-  if (s.gpus == 0) s.gpus = uses_cuda(s.backend) ? uint32_t(std::max(machine.cuda_devices, 1)) : 1;
+  const uint32_t cuda_devices = machine.cuda_devices.value_or(0);
+  if (s.backend.empty()) s.backend = cuda_devices > 0 ? "cuda" : "cpu";
+  if (uses_cuda(s.backend) && s.gpus > cuda_devices)
+    fail("--gpus {} but {} CUDA devices are present", s.gpus, cuda_devices);
+  if (s.gpus == 0) s.gpus = uses_cuda(s.backend) ? std::max(cuda_devices, 1u) : 1;
   if (injects_faults(s.backend)) validate_faults(s);
-  const zkpipe::policy::HostFacts host{machine.cores, machine.available_memory_bytes, s.gpus, machine.cuda_devices > 0};
+  const zkpipe::policy::HostFacts host{machine.cores.value_or(1), machine.available_memory_bytes.value_or(0), s.gpus,
+                                       cuda_devices > 0};
   try {
     static_cast<zkpipe::policy::JobSettings&>(s) =
         zkpipe::policy::resolve_job_settings(s, job_shape(sizes, s.backend), host, zkpipe::policy::command_line_names);

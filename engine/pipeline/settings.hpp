@@ -15,6 +15,7 @@
 #include "engine/pipeline/fake_backend.hpp"
 #include "engine/util/enum_names.hpp"
 #include "policy/job_settings.hpp"
+#include "trace/sidecar.hpp"
 
 namespace zk::pipeline {
 
@@ -49,11 +50,9 @@ struct Settings : zkpipe::policy::JobSettings {
 bool uses_cuda(std::string_view backend);
 bool injects_faults(std::string_view backend);
 
-struct MachineFacts {
-  uint32_t cores = 1;
-  uint64_t available_memory_bytes = 0;  // 0 when unknown
-  int cuda_devices = 0;
-};
+// The machine the job runs on, as its trace's sidecar records it: its cores, the host memory
+// available (0 when unknown) and its CUDA devices, each set.
+using MachineFacts = zkpipe::trace::MachineFacts;
 MachineFacts machine_facts();
 
 // The sizes the defaults depend on.

@@ -7,21 +7,18 @@
 
 namespace zkpipe::trace {
 
-namespace {
-
-double union_length_s(std::vector<std::pair<double, double>> intervals) {
+std::vector<std::pair<double, double>> interval_union(std::vector<std::pair<double, double>> intervals) {
   std::ranges::sort(intervals);
-  double total_s = 0;
-  double covered_until = -std::numeric_limits<double>::infinity();
+  std::vector<std::pair<double, double>> disjoint;
   for (const auto& [start, end] : intervals) {
-    const double from = std::max(start, covered_until);
-    if (end > from) total_s += end - from;
-    covered_until = std::max(covered_until, end);
+    if (end <= start) continue;
+    if (!disjoint.empty() && start <= disjoint.back().second)
+      disjoint.back().second = std::max(disjoint.back().second, end);
+    else
+      disjoint.emplace_back(start, end);
   }
-  return total_s;
+  return disjoint;
 }
-
-}  // namespace
 
 double median(std::vector<double> values) {
   const std::size_t middle = values.size() / 2;
@@ -83,8 +80,10 @@ TraceSummary summarize(std::span<const Span> spans) {
       window_begin_s = std::min(window_begin_s, start);
       window_end_s = std::max(window_end_s, end);
     }
-    if (window_end_s > window_begin_s)
-      summary.gpu_utilization_by_gpu[gpu] = union_length_s(std::move(intervals)) / (window_end_s - window_begin_s);
+    if (window_end_s <= window_begin_s) continue;
+    double busy_s = 0;
+    for (const auto& [start, end] : interval_union(std::move(intervals))) busy_s += end - start;
+    summary.gpu_utilization_by_gpu[gpu] = busy_s / (window_end_s - window_begin_s);
   }
   for (const auto& [gpu, utilization] : summary.gpu_utilization_by_gpu)
     summary.gpu_utilization += utilization / double(summary.gpu_utilization_by_gpu.size());

@@ -48,6 +48,10 @@ struct TraceSummary {
 
 TraceSummary summarize(std::span<const Span> spans);
 
+// The union of `intervals` ([start, end] pairs, in any order): disjoint intervals in start order,
+// those that overlap or touch merged into one; empty ones (end <= start) left out.
+std::vector<std::pair<double, double>> interval_union(std::vector<std::pair<double, double>> intervals);
+
 // The median of `values` (not empty): the mean of the middle two for an even count.
 double median(std::vector<double> values);
 // The upper median of `values` (not empty): the larger of the middle two for an even count.

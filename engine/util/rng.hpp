@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 
+#include "engine/util/splitmix64.hpp"
 #include "engine/util/uniform_field.hpp"
 #include "kernels/ff/bls12-381.hpp"
 
@@ -14,10 +15,9 @@ class Rng {
  public:
   explicit Rng(uint64_t seed) : state_(seed) {}
   uint64_t next_u64() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    const uint64_t out = splitmix64(state_);
+    state_ += splitmix64_gamma;
+    return out;
   }
   // Uniform in [0, bound).
   uint64_t below(uint64_t bound) { return next_u64() % bound; }

@@ -200,7 +200,7 @@ TEST(Engine, PerGpuPoolsSurviveLostDevices) {
 
 TEST(Engine, PerGpuPoolsAreSizedPerGpuWithinTheBudget) {
   const JobSizes shape{8, 1000, 0, 0};
-  const MachineFacts machine{4, 0, 0};
+  const MachineFacts machine{.cores = 4, .available_memory_bytes = 0, .cuda_devices = 0};
   Settings settings;
   settings.backend = "fake";
   settings.gpus = 3;

@@ -8,6 +8,7 @@
 
 #include "calibration.hpp"
 #include "compare.hpp"
+#include "gpu_kernels.hpp"
 #include "sidecar_facts.hpp"
 #include "simulation.hpp"
 #include "test_support.hpp"
@@ -17,6 +18,14 @@
 
 namespace zkpipe::model {
 namespace {
+
+// Simulates `scenario` and writes its trace to `path` with its sidecar, as calibration reads them.
+SimulationResult write_simulated_trace(const Scenario& scenario, const std::filesystem::path& path) {
+  SimulationResult result = simulate(scenario);
+  trace::write_csv_file(path, result.spans);
+  trace::write_sidecar(trace::sidecar_path_for(path), simulation_sidecar(scenario, result));
+  return result;
+}
 
 TEST(Calibration, H200BenchmarkFitReproducesEveryMeasurementWithinThreePercent) {
   const auto rows = read_h2d_benchmark(testing::source_dir() / "scenarios/calibration/h200-h2d.csv");
@@ -58,11 +67,8 @@ TEST(Calibration, RecoversKnownParametersFromSimulatedTraces) {
         scenario = with_setting(scenario, "workload.constraints_per_partition", constraints);
         scenario = with_setting(scenario, "policy.partitions_in_flight", "8");
         scenario = with_setting(scenario, "policy.pool_slabs", "8");
-        const auto path = scratch.path() / fmt::format("trace{}.csv", traces.size());
-        const SimulationResult result = simulate(scenario);
-        trace::write_csv_file(path, result.spans);
-        trace::write_sidecar(trace::sidecar_path_for(path), simulation_sidecar(scenario, result));
-        traces.push_back(path);
+        traces.push_back(scratch.path() / fmt::format("trace{}.csv", traces.size()));
+        write_simulated_trace(scenario, traces.back());
       }
   const CalibrationFit fit = fit_traces(traces);
   ASSERT_EQ(fit.gpu_phase_cost.size(), truth.calibration.gpu_phase_cost.size());
@@ -100,11 +106,8 @@ TEST(Calibration, RecoversTheParallelFractionOfSynthesis) {
     Scenario scenario = with_setting(truth, "policy.synthesis_threads", threads);
     scenario = with_setting(scenario, "policy.partitions_in_flight", "16");
     scenario = with_setting(scenario, "policy.pool_slabs", "16");
-    const auto path = scratch.path() / fmt::format("threads{}.csv", threads);
-    const SimulationResult result = simulate(scenario);
-    trace::write_csv_file(path, result.spans);
-    trace::write_sidecar(trace::sidecar_path_for(path), simulation_sidecar(scenario, result));
-    traces.push_back(path);
+    traces.push_back(scratch.path() / fmt::format("threads{}.csv", threads));
+    write_simulated_trace(scenario, traces.back());
   }
   const CalibrationFit fit = fit_traces(traces);
   ASSERT_TRUE(fit.synth_parallel_fraction && fit.synth_core_s_per_mconstraint);
@@ -126,9 +129,7 @@ TEST(Calibration, RecoversHowSynthesisTimesVary) {
   scenario = with_setting(scenario, "policy.synthesis_threads", "1");
   scenario = with_setting(scenario, "synthesis.time_factors", "[0.8, 1.25]");
   const auto path = scratch.path() / "trace.csv";
-  const SimulationResult result = simulate(scenario);
-  trace::write_csv_file(path, result.spans);
-  trace::write_sidecar(trace::sidecar_path_for(path), simulation_sidecar(scenario, result));
+  const SimulationResult result = write_simulated_trace(scenario, path);
   const CalibrationFit fit = fit_traces({path});
   ASSERT_TRUE(fit.synth_time_factors && fit.synth_core_s_per_mconstraint);
   ASSERT_EQ(fit.synth_time_factors->size(), 40u);
@@ -145,6 +146,42 @@ TEST(Calibration, RecoversHowSynthesisTimesVary) {
   EXPECT_LT(fast, 35);
   EXPECT_NEAR(*fit.synth_core_s_per_mconstraint, 0.5 * mean_factor, 1e-6);
   EXPECT_NE(calibration_toml(fit, "test").find("time_factors = [0."), std::string::npos);
+}
+
+// A run with the key on the device and one streaming it (one worker: nothing else holds the copy
+// engine) give each phase's cost and its per-chunk cost; the streamed run alone gives the phase's
+// cost where its chunks cost the default.
+TEST(Calibration, RecoversThePerChunkCostOfAStreamedKey) {
+  testing::ScratchDirectory scratch;
+  Scenario truth = parse_scenario_text(testing::small_scenario_text(), "small.toml", ".").base;
+  for (const auto& [key, value] : {std::pair{"workload.partitions", "4"}, {"policy.workers_per_gpu", "1"},
+                                   {"workload.stream_chunk_points", "300000"},
+                                   {"gpu_phase_cost.msm_h.stream_chunk_s", "0.004"},
+                                   {"gpu_phase_cost.msm_a.stream_chunk_s", "0.007"},
+                                   {"gpu_phase_cost.msm_b2.fixed_s", "0.01"},  // G2, its chunks at the default cost
+                                   {"gpu_phase_cost.msm_b2.per_mitem_s", "0.03"}})
+    truth = with_setting(truth, key, value);
+  const auto on_device = scratch.path() / "on-device.csv", streamed = scratch.path() / "streamed.csv";
+  write_simulated_trace(truth, on_device);
+  write_simulated_trace(with_setting(truth, "policy.srs_residency", "\"pinned-host\""), streamed);
+  const std::vector<GpuKernel> kernels = gpu_kernels(truth.workload, truth.calibration.gpu_phase_cost);
+  const CalibrationFit both = fit_traces({on_device, streamed}), alone = fit_traces({streamed});
+  for (const GpuKernel& kernel : kernels) {
+    const trace::Phase phase = kernel.phase;
+    SCOPED_TRACE(trace::phase_name(phase));
+    const PhaseCost& cost = truth.calibration.gpu_phase_cost.at(phase);
+    EXPECT_NEAR(both.gpu_phase_cost.at(phase).seconds(kernel.items), kernel.seconds, 1e-6);
+    if (phase == trace::Phase::ntt) {
+      EXPECT_FALSE(both.gpu_phase_cost.at(phase).stream_chunk_s);
+    } else {
+      ASSERT_TRUE(both.gpu_phase_cost.at(phase).stream_chunk_s);
+      EXPECT_NEAR(*both.gpu_phase_cost.at(phase).stream_chunk_s, kernel.chunk_s, 1e-6);
+    }
+    if (!cost.stream_chunk_s) {  // the default: the streamed run alone gives the phase's cost
+      EXPECT_NEAR(alone.gpu_phase_cost.at(phase).seconds(kernel.items), kernel.seconds, 1e-6);
+    }
+  }
+  EXPECT_NE(calibration_toml(both, "test").find("stream_chunk_s = 0.007"), std::string::npos);
 }
 
 TEST(Compare, ReportsPointsForUtilizationAndPercentForTheRest) {

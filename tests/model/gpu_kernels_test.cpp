@@ -31,7 +31,7 @@ Workload workload() {
 TEST(GpuKernels, AreTheEnginesInItsOrderWithItsItems) {
   std::map<Phase, PhaseCost> costs;
   for (Phase phase : {Phase::ntt, Phase::msm_h, Phase::batch_add, Phase::msm_a, Phase::msm_b1, Phase::msm_l, Phase::msm_b2})
-    costs[phase] = {0.5, 1.0};
+    costs[phase] = {0.5, 1.0, std::nullopt};
   const std::vector<GpuKernel> kernels = gpu_kernels(workload(), costs);
   EXPECT_EQ(items_of(kernels), (std::vector<std::pair<Phase, std::uint64_t>>{
                                    {Phase::ntt, 1024}, {Phase::msm_h, 1024},
@@ -73,7 +73,7 @@ TEST(GpuKernels, ReadTheKeysPointsInTheEnginesStreamedChunks) {
   streamed.stream_chunk_points = 256;
   std::map<Phase, PhaseCost> costs;
   for (Phase phase : {Phase::ntt, Phase::msm_h, Phase::batch_add, Phase::msm_a, Phase::msm_b1, Phase::msm_l, Phase::msm_b2})
-    costs[phase] = {0.5, 1.0};
+    costs[phase] = {0.5, 1.0, std::nullopt};
   auto chunks = [](std::vector<std::uint64_t> points, std::uint64_t point_bytes) {
     std::vector<std::pair<std::uint64_t, std::uint64_t>> expected;
     for (std::uint64_t p : points) expected.emplace_back(p, p * point_bytes);

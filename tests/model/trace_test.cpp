@@ -85,6 +85,14 @@ TEST(TraceSummary, ComputesUtilizationBandwidthThroughputAndWaits) {
   EXPECT_EQ(summary.phases.front().phase, Phase::synth);
 }
 
+// The one union of intervals (GPU utilization, the report's GPU busy bins): overlapping and
+// touching intervals merge, empty ones go, the rest stay apart, in start order.
+TEST(TraceSummary, TheUnionOfIntervalsIsDisjointAndInOrder) {
+  EXPECT_EQ(interval_union({{3, 4}, {0, 1}, {0.5, 2}, {2, 2.5}, {5, 5}, {6, 5.5}}),
+            (std::vector<std::pair<double, double>>{{0, 2.5}, {3, 4}}));
+  EXPECT_TRUE(interval_union({}).empty());
+}
+
 TEST(TraceSummary, SpeaksOfTheDeviceTheWorkersComputedOn) {
   const TraceSummary summary = summarize(hand_made_trace());
   const std::string gpu = format_summary(summary);

@@ -59,7 +59,7 @@ TEST(Validation, SimulatedItemsAreTheEngineItemsOfTheSamePartitionShape) {
       scenario.workload.public_inputs = job.public_inputs.value();
       scenario.calibration.gpu_phase_cost.clear();
       for (Phase phase : {Phase::ntt, Phase::msm_h, Phase::batch_add, Phase::msm_a, Phase::msm_b1, Phase::msm_l, Phase::msm_b2})
-        scenario.calibration.gpu_phase_cost[phase] = {0.001, 0.01};
+        scenario.calibration.gpu_phase_cost[phase] = {0.001, 0.01, std::nullopt};
       const auto simulated = kernel_items(simulate(scenario).spans);
       ASSERT_EQ(simulated.size(), 1u);
       EXPECT_EQ(simulated.begin()->second, measured_kernels) << run << " partition " << partition;
