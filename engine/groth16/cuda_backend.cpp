@@ -95,8 +95,8 @@ class DeviceKey {
     const Copy<CurveOf<Affine>>* copy = copy_of(host);
     return copy && copy->table ? &*copy->table : nullptr;
   }
-  size_t bytes() const { return bytes_of(g1_) + bytes_of(g2_); }
-  size_t table_bytes() const { return table_bytes_of(g1_) + table_bytes_of(g2_); }
+  size_t bytes() const { return bytes_of(g1_, false) + bytes_of(g2_, false); }
+  size_t table_bytes() const { return bytes_of(g1_, true) + bytes_of(g2_, true); }
 
  private:
   template <class Curve>
@@ -124,16 +124,11 @@ class DeviceKey {
     const auto it = copies.find({host.data(), host.size()});
     return it == copies.end() ? nullptr : &it->second;
   }
+  // The bytes the copies hold on the device (only their tables').
   template <class Curve>
-  static size_t bytes_of(const Copies<Curve>& copies) {
+  static size_t bytes_of(const Copies<Curve>& copies, bool tables_only) {
     size_t total = 0;
-    for (const auto& [k, copy] : copies) total += copy.table ? copy.table->bytes() : copy.points.bytes();
-    return total;
-  }
-  template <class Curve>
-  static size_t table_bytes_of(const Copies<Curve>& copies) {
-    size_t total = 0;
-    for (const auto& [k, copy] : copies) total += copy.table ? copy.table->bytes() : 0;
+    for (const auto& [k, copy] : copies) total += copy.table ? copy.table->bytes() : tables_only ? 0 : copy.points.bytes();
     return total;
   }
   Copies<bls12_381::G1Curve> g1_;
@@ -515,7 +510,7 @@ void CudaBackend::prepare(const ProvingKey& pk, std::span<const KeyArray> fixed_
              mib(workspace.g1), mib(workspace.g2), mib(workspace.digits), mib(3 * pk.domain_size() * sizeof(Fr)));
   if (uploaded && !fixed_bases.empty()) {
     std::vector<std::string_view> names;
-    for (KeyArray array : fixed_bases) names.push_back(zk::name_of(zkpipe::policy::key_array_names, array));
+    for (KeyArray array : fixed_bases) names.push_back(zkpipe::policy::key_array_name(array));
     fmt::print("cuda: fixed-base tables of {} built in {:.2f} s ({:.1f} MiB of the bases above)\n", fmt::join(names, ", "),
                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), mib(key->table_bytes()));
   }

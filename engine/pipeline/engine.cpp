@@ -327,7 +327,7 @@ void say_fixed_bases(const policy::DeviceFootprint& footprint, const policy::Dev
   std::vector<std::string> built, left;
   for (const policy::FixedBaseOption& option : footprint.fixed_bases) {
     const std::string text = fmt::format("{} ({}, ~{:.1f} s to build, ~{:.0f} ms saved a partition)",
-                                         zk::name_of(policy::key_array_names, option.array),
+                                         policy::key_array_name(option.array),
                                          format_bytes(double(option.table_bytes)), option.build_s, 1e3 * option.saving_s);
     (std::ranges::find(plan.fixed_bases, option.array) != plan.fixed_bases.end() ? built : left).push_back(text);
   }
@@ -485,9 +485,7 @@ void write_trace_files(const std::filesystem::path& dir, const Job& job, const J
   sidecar.settings["synthesis_core_share"] = "synthesizing";  // the cores split between the syntheses running
   sidecar.settings["device_footprint"] = report.device_footprint;
   sidecar.settings["device_bytes_planned"] = report.device_bytes_planned;
-  sidecar.settings["fixed_base_tables"] = nlohmann::json::array();
-  for (policy::KeyArray array : report.fixed_bases)
-    sidecar.settings["fixed_base_tables"].push_back(zk::name_of(policy::key_array_names, array));
+  sidecar.settings["fixed_base_tables"] = report.fixed_bases;
   sidecar.machine = report.machine;
   sidecar.machine.idle_h2d_gbps = report.idle_h2d_gbps;
   sidecar.machine.idle_h2d_from = report.idle_h2d_from;

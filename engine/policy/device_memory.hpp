@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "util/enum_names.hpp"
@@ -32,6 +33,7 @@ inline constexpr zk::EnumNames<KeyArray, 5> key_array_names{{{"a", KeyArray::a},
                                                              {"l", KeyArray::l},
                                                              {"h", KeyArray::h},
                                                              {"b2", KeyArray::b2}}};
+inline std::string_view key_array_name(KeyArray array) { return zk::name_of(key_array_names, array); }
 inline bool in_g2(KeyArray array) { return array == KeyArray::b2; }
 
 // A fixed-base table a backend can build on each GPU for one of the key's arrays (its points

@@ -152,8 +152,10 @@ void from_json(const nlohmann::json& json, DeviceFootprint& f) {
   f.fixed_bases = json.value("fixed_bases", std::vector<FixedBaseOption>{});
 }
 
+void to_json(nlohmann::json& json, KeyArray array) { json = key_array_name(array); }
+
 void to_json(nlohmann::json& json, const FixedBaseOption& o) {
-  json = {{"array", zk::name_of(key_array_names, o.array)},
+  json = {{"array", o.array},
           {"table_bytes", o.table_bytes},
           {"workspace_bytes", o.workspace_bytes},
           {"build_s", o.build_s},

@@ -102,6 +102,7 @@ void to_json(nlohmann::json& json, const JobSettings& settings);
 void from_json(const nlohmann::json& json, JobSettings& settings);
 void to_json(nlohmann::json& json, const DeviceFootprint& footprint);
 void from_json(const nlohmann::json& json, DeviceFootprint& footprint);
+void to_json(nlohmann::json& json, KeyArray array);  // its name
 void to_json(nlohmann::json& json, const FixedBaseOption& option);
 void from_json(const nlohmann::json& json, FixedBaseOption& option);
 

@@ -121,8 +121,9 @@ struct GpuMsmPolicy {
  private:
   static int cheapest_window(size_t n, bool one_bucket_set) {
     int best = min_window_bits;
+    double best_cost = cost(n, best, one_bucket_set);
     for (int c = min_window_bits + 1; c <= max_window_bits; ++c)
-      if (cost(n, c, one_bucket_set) < cost(n, best, one_bucket_set)) best = c;
+      if (const double c_cost = cost(n, c, one_bucket_set); c_cost < best_cost) best = c, best_cost = c_cost;
     return best;
   }
 };
