@@ -73,6 +73,25 @@ __device__ __forceinline__ void mad_words_shifted(uint32_t* odd, const uint32_t*
                : "=r"(odd[n - 2]), "=r"(odd[n - 1]) : "r"(a[n - 2]), "r"(b));
 }
 
+// s = a + b over n words, one add chain; the carry out is dropped (callers' bounds keep it zero,
+// or they want the sum mod 2^(32 n)).
+template <int n>
+__device__ __forceinline__ void add_words(uint32_t* s, const uint32_t* a, const uint32_t* b) {
+  asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(a[0]), "r"(b[0]));
+#pragma unroll
+  for (int j = 1; j < n - 1; ++j) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(s[j]) : "r"(a[j]), "r"(b[j]));
+  asm volatile("addc.u32 %0, %1, %2;" : "=r"(s[n - 1]) : "r"(a[n - 1]), "r"(b[n - 1]));
+}
+
+// acc += a for acc of k words and a of k - 1: one add chain, its last carry into acc's top word.
+template <int k>
+__device__ __forceinline__ void add_below_top(uint32_t* acc, const uint32_t* a) {
+  asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(acc[0]) : "r"(a[0]));
+#pragma unroll
+  for (int j = 1; j < k - 1; ++j) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(acc[j]) : "r"(a[j]));
+  asm volatile("addc.u32 %0, %0, 0;" : "+r"(acc[k - 1]));
+}
+
 // One word of b: T = (T + a * b) shifted as described above (unless first), then T += q * m
 // with q making even[0] zero.
 template <class P>
@@ -108,11 +127,7 @@ __device__ __forceinline__ void mont_mul(const uint64_t* a, const uint64_t* b, u
     mad_row_reduce<P>(even, odd, x, y[i], m, i == 0);
     mad_row_reduce<P>(odd, even, x, y[i + 1], m, false);
   }
-  // The last shift: word j of the result is even[j] + odd[j + 1].
-  asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(even[0]) : "r"(odd[1]));
-#pragma unroll
-  for (int j = 1; j < n - 1; ++j) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(even[j]) : "r"(odd[j + 1]));
-  asm volatile("addc.u32 %0, %0, 0;" : "+r"(even[n - 1]));
+  add_below_top<n>(even, odd + 1);  // the last shift: word j is even[j] + odd[j + 1]
   from_words<P::N>(even, out);
 }
 
@@ -153,10 +168,7 @@ __device__ __forceinline__ void add_mod(const uint64_t* a, const uint64_t* b, ui
   uint32_t x[n], y[n], s[n];
   to_words<P::N>(a, x);
   to_words<P::N>(b, y);
-  asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(x[0]), "r"(y[0]));
-#pragma unroll
-  for (int j = 1; j < n - 1; ++j) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(s[j]) : "r"(x[j]), "r"(y[j]));
-  asm volatile("addc.u32 %0, %1, %2;" : "=r"(s[n - 1]) : "r"(x[n - 1]), "r"(y[n - 1]));
+  add_words<n>(s, x, y);
   from_words<P::N>(s, out);
   reduce_once<P>(out);
 }
@@ -172,10 +184,7 @@ __device__ __forceinline__ void sub_mod(const uint64_t* a, const uint64_t* b, ui
   const uint32_t borrow = sub_words<n>(d, x, y);
 #pragma unroll
   for (int j = 0; j < n; ++j) m[j] &= borrow;
-  asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(d[0]) : "r"(m[0]));
-#pragma unroll
-  for (int j = 1; j < n - 1; ++j) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(d[j]) : "r"(m[j]));
-  asm volatile("addc.u32 %0, %0, %1;" : "+r"(d[n - 1]) : "r"(m[n - 1]));
+  add_words<n>(d, d, m);
   from_words<P::N>(d, out);
 }
 
