@@ -40,7 +40,7 @@ struct JobSettings {
   std::uint64_t device_budget_bytes = 0;   // per GPU; 0: 90 % of the smallest GPU's free memory (none when unknown)
   std::uint32_t workers_per_gpu = 2;       // each with its own streams and buffers
   SrsResidency srs_residency = SrsResidency::device;
-  FixedBaseTables fixed_bases = FixedBaseTables::off;  // of the key's arrays, on each GPU
+  FixedBaseTables fixed_bases = FixedBaseTables::automatic;  // of the key's arrays, on each GPU
   std::uint32_t retry_limit = 2;           // failed attempts of a partition before it is reported failed
 };
 

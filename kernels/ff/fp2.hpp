@@ -22,10 +22,12 @@ struct Fp2 {
   friend ZK_HD Fp2 operator-(const Fp2& a, const Fp2& b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
   ZK_HD Fp2 operator-() const { return {-c0, -c1}; }
   ZK_HD Fp2 dbl() const { return {c0.dbl(), c1.dbl()}; }
-  // Karatsuba: three base-field products (on x86 BMI2/ADX double-width ones, reduced once per
-  // coefficient: mul_lazy).
+  // Karatsuba: three base-field products (on the GPU and on x86 BMI2/ADX double-width ones,
+  // reduced once per coefficient: device_mul_lazy, mul_lazy).
   friend ZK_HD Fp2 operator*(const Fp2& a, const Fp2& b) {
-#if defined(ZK_X86_ADX) && !defined(__CUDACC__)
+#if defined(__CUDA_ARCH__)
+    return device_mul_lazy(a, b);
+#elif defined(ZK_X86_ADX) && !defined(__CUDACC__)
     return mul_lazy(a, b);
 #else
     Fp t0 = a.c0 * b.c0, t1 = a.c1 * b.c1;
@@ -78,6 +80,37 @@ struct Fp2 {
     Fp2 r;
     ff::redc_x86_6(r.c0.l, t0, table + 6, FpParams::inv());
     ff::redc_x86_6(r.c1.l, t2, table + 6, FpParams::inv());
+    return r;
+  }
+#endif
+
+#if defined(__CUDA_ARCH__)
+ private:
+  // mul_lazy on the GPU's 32-bit words (mont_ptx.hpp), out of line as Fp's product is. Bounds,
+  // from p < 2^381: a0 + a1 < 2p < 2^382 fits 12 words; t0, t1 < p^2 and (a0 + a1)(b0 + b1) < 4p^2
+  // < 2^764 fit 24; t0 + t1 < 2p^2 < 2^763; what redc_wide takes, below p 2^384: t0 - t1, plus
+  // p 2^384 where negative (sub_wide_mod), and (a0 + a1)(b0 + b1) - t0 - t1 = a0 b1 + a1 b0
+  // < 2p^2 < p 2^382. Each result < 2p, then reduced once: < p, as Fp's product returns it.
+  static __device__ __noinline__ Fp2 device_mul_lazy(Fp2 a, Fp2 b) {
+    constexpr int n = 2 * Fp::N;
+    uint32_t a0[n], a1[n], b0[n], b1[n], sum_a[n], sum_b[n], t0[2 * n], t1[2 * n], t0_plus_t1[2 * n];
+    ff::ptx::to_words<Fp::N>(a.c0.l, a0);
+    ff::ptx::to_words<Fp::N>(a.c1.l, a1);
+    ff::ptx::to_words<Fp::N>(b.c0.l, b0);
+    ff::ptx::to_words<Fp::N>(b.c1.l, b1);
+    ff::ptx::mul_wide<n>(a0, b0, t0);
+    ff::ptx::add_words<n>(sum_a, a0, a1);
+    ff::ptx::add_words<n>(sum_b, b0, b1);
+    ff::ptx::mul_wide<n>(a1, b1, t1);
+    ff::ptx::add_words<2 * n>(t0_plus_t1, t0, t1);
+    ff::ptx::sub_wide_mod<FpParams>(t0, t0, t1);
+    Fp2 r;
+    ff::ptx::redc_wide<FpParams>(t0, r.c0.l);
+    ff::ptx::reduce_once<FpParams>(r.c0.l);
+    ff::ptx::mul_wide<n>(sum_a, sum_b, t1);
+    ff::ptx::sub_words<2 * n>(t1, t1, t0_plus_t1);
+    ff::ptx::redc_wide<FpParams>(t1, r.c1.l);
+    ff::ptx::reduce_once<FpParams>(r.c1.l);
     return r;
   }
 #endif

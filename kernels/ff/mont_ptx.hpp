@@ -4,6 +4,10 @@
 // R = 2^(64N)), same results, checked against the host path by the GPU tests.
 //   mont_mul            CIOS with the running value split over two word arrays (even and odd
 //                       words of a), see below; the result is < 2m, not yet reduced;
+//   mul_wide            a * b in twice the words (schoolbook over the same two arrays);
+//   redc_wide           T * 2^(-64 N) mod m for a double-width T < m 2^(64 N): the result is
+//                       < 2m, not yet reduced (a product reduced later, as Fp2's lazy one does);
+//   sub_wide_mod        a - b of double-width values, plus m 2^(64 N) where it borrowed;
 //   add_mod / sub_mod   one add.cc (sub.cc) chain, then one conditional correction;
 //   reduce_once         x - m when x >= m, for x < 2m: one sub.cc chain and a select per word.
 // Consecutive volatile asm statements carry the CC flag between them: each chain is written as
@@ -73,6 +77,25 @@ __device__ __forceinline__ void mad_words_shifted(uint32_t* odd, const uint32_t*
                : "=r"(odd[n - 2]), "=r"(odd[n - 1]) : "r"(a[n - 2]), "r"(b));
 }
 
+// s = a + b over n words, one add chain; the carry out is dropped (callers' bounds keep it zero,
+// or they want the sum mod 2^(32 n)).
+template <int n>
+__device__ __forceinline__ void add_words(uint32_t* s, const uint32_t* a, const uint32_t* b) {
+  asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(a[0]), "r"(b[0]));
+#pragma unroll
+  for (int j = 1; j < n - 1; ++j) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(s[j]) : "r"(a[j]), "r"(b[j]));
+  asm volatile("addc.u32 %0, %1, %2;" : "=r"(s[n - 1]) : "r"(a[n - 1]), "r"(b[n - 1]));
+}
+
+// acc += a for acc of k words and a of k - 1: one add chain, its last carry into acc's top word.
+template <int k>
+__device__ __forceinline__ void add_below_top(uint32_t* acc, const uint32_t* a) {
+  asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(acc[0]) : "r"(a[0]));
+#pragma unroll
+  for (int j = 1; j < k - 1; ++j) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(acc[j]) : "r"(a[j]));
+  asm volatile("addc.u32 %0, %0, 0;" : "+r"(acc[k - 1]));
+}
+
 // One word of b: T = (T + a * b) shifted as described above (unless first), then T += q * m
 // with q making even[0] zero.
 template <class P>
@@ -108,11 +131,7 @@ __device__ __forceinline__ void mont_mul(const uint64_t* a, const uint64_t* b, u
     mad_row_reduce<P>(even, odd, x, y[i], m, i == 0);
     mad_row_reduce<P>(odd, even, x, y[i + 1], m, false);
   }
-  // The last shift: word j of the result is even[j] + odd[j + 1].
-  asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(even[0]) : "r"(odd[1]));
-#pragma unroll
-  for (int j = 1; j < n - 1; ++j) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(even[j]) : "r"(odd[j + 1]));
-  asm volatile("addc.u32 %0, %0, 0;" : "+r"(even[n - 1]));
+  add_below_top<n>(even, odd + 1);  // the last shift: word j is even[j] + odd[j + 1]
   from_words<P::N>(even, out);
 }
 
@@ -153,10 +172,7 @@ __device__ __forceinline__ void add_mod(const uint64_t* a, const uint64_t* b, ui
   uint32_t x[n], y[n], s[n];
   to_words<P::N>(a, x);
   to_words<P::N>(b, y);
-  asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(x[0]), "r"(y[0]));
-#pragma unroll
-  for (int j = 1; j < n - 1; ++j) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(s[j]) : "r"(x[j]), "r"(y[j]));
-  asm volatile("addc.u32 %0, %1, %2;" : "=r"(s[n - 1]) : "r"(x[n - 1]), "r"(y[n - 1]));
+  add_words<n>(s, x, y);
   from_words<P::N>(s, out);
   reduce_once<P>(out);
 }
@@ -172,11 +188,93 @@ __device__ __forceinline__ void sub_mod(const uint64_t* a, const uint64_t* b, ui
   const uint32_t borrow = sub_words<n>(d, x, y);
 #pragma unroll
   for (int j = 0; j < n; ++j) m[j] &= borrow;
-  asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(d[0]) : "r"(m[0]));
-#pragma unroll
-  for (int j = 1; j < n - 1; ++j) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(d[j]) : "r"(m[j]));
-  asm volatile("addc.u32 %0, %0, %1;" : "+r"(d[n - 1]) : "r"(m[n - 1]));
+  add_words<n>(d, d, m);
   from_words<P::N>(d, out);
+}
+
+// Double-width values (4N words), for products reduced later, as Fp2's lazy product does.
+
+// One word b of mul_wide: T += a * b at the row's word, a's odd words into `upper` (which starts
+// one word above `lower`; its top two words are new) and its even words into `lower`, whose
+// carry goes into upper's top word.
+template <int n>
+__device__ __forceinline__ void mad_row_wide(uint32_t* upper, uint32_t* lower, const uint32_t* a, uint32_t b) {
+  mad_words<n - 2>(upper, a + 1, b);
+  asm volatile("madc.lo.cc.u32 %0, %2, %3, 0; madc.hi.u32 %1, %2, %3, 0;"
+               : "=r"(upper[n - 2]), "=r"(upper[n - 1]) : "r"(a[n - 1]), "r"(b));
+  mad_words<n>(lower, a, b);
+  asm volatile("addc.u32 %0, %0, 0;" : "+r"(upper[n - 1]));
+}
+
+// out = a * b, n words each into 2n, schoolbook. As in mont_mul, every a[j] * b[i] lands on an
+// aligned pair of one of two arrays, here at fixed words: out itself (word k in out[k]) and odd
+// (word k in odd[k - 1]); row i puts a's even words into out when i is even and into odd when
+// it is odd, a's odd words into the other. The arrays are summed once at the end.
+template <int n>
+__device__ __forceinline__ void mul_wide(const uint32_t* a, const uint32_t* b, uint32_t* out) {
+  uint32_t odd[2 * n - 2];
+  mul_words<n>(out, a, b[0]);
+  mul_words<n>(odd, a + 1, b[0]);
+#pragma unroll
+  for (int i = 1; i < n; i += 2) {
+    mad_row_wide<n>(out + i + 1, odd + i - 1, a, b[i]);
+    if (i + 1 < n) mad_row_wide<n>(odd + i + 1, out + i + 1, a, b[i + 1]);
+  }
+  add_below_top<2 * n - 1>(out + 1, odd);
+}
+
+// One word of redc_wide: mont_mul's row without the product. Unless first, the shift (even[1]
+// into the new even[0], the rest two words down as the new odd), then T += q * m with q making
+// even[0] zero. q is taken from the sum the shift's add.cc makes, before that chain starts.
+template <class P>
+__device__ __forceinline__ void reduce_row(uint32_t* even, uint32_t* odd, const uint32_t* m, bool first) {
+  constexpr int n = 2 * P::N;
+  const uint32_t inv = static_cast<uint32_t>(P::inv());  // -m^-1 mod 2^32
+  if (first) {
+    const uint32_t q = even[0] * inv;
+    mul_words<n>(odd, m + 1, q);
+    mad_words<n>(even, m, q);
+  } else {
+    const uint32_t q = (even[0] + odd[1]) * inv;
+    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(even[0]) : "r"(odd[1]));
+    mad_words_shifted<n>(odd, m + 1, q);
+    mad_words<n>(even, m, q);
+  }
+  asm volatile("addc.u32 %0, %0, 0;" : "+r"(odd[n - 1]));
+}
+
+// out = t * 2^(-64 N) mod m for t < m 2^(64 N), not yet reduced: out < 2m (N limbs). The low half
+// is reduced as mont_mul reduces, to (t_lo + q m) / 2^(64 N) <= m since t_lo, q < 2^(64 N); the
+// high half, below m, is added: below 2m, within the words thanks to the modulus's spare bit.
+template <class P>
+__device__ __forceinline__ void redc_wide(const uint32_t (&t)[4 * P::N], uint64_t* out) {
+  constexpr int n = 2 * P::N;
+  uint32_t m[n], even[n], odd[n];
+  modulus_words<P>(m);
+#pragma unroll
+  for (int j = 0; j < n; ++j) even[j] = t[j];
+#pragma unroll
+  for (int i = 0; i < n; i += 2) {
+    reduce_row<P>(even, odd, m, i == 0);
+    reduce_row<P>(odd, even, m, false);
+  }
+  add_below_top<n>(even, odd + 1);  // the last shift, as in mont_mul
+  add_words<n>(even, even, t + n);
+  from_words<P::N>(even, out);
+}
+
+// d = a - b for double-width a, b < m 2^(64 N), plus m 2^(64 N) where it borrowed: d = a - b
+// mod m 2^(64 N), below m 2^(64 N), a value redc_wide takes.
+template <class P>
+__device__ __forceinline__ void sub_wide_mod(uint32_t (&d)[4 * P::N], const uint32_t (&a)[4 * P::N],
+                                             const uint32_t (&b)[4 * P::N]) {
+  constexpr int n = 2 * P::N;
+  uint32_t m[n];
+  modulus_words<P>(m);
+  const uint32_t borrow = sub_words<2 * n>(d, a, b);
+#pragma unroll
+  for (int j = 0; j < n; ++j) m[j] &= borrow;
+  add_words<n>(d + n, d + n, m);  // its carry out, where it borrowed, is the borrow's 2^(128 N)
 }
 
 }  // namespace zk::ff::ptx
