@@ -444,13 +444,13 @@ struct WorkspaceBytes {
 };
 
 // The rates behind the fixed-base options' estimates, measured on the H200
-// (kernels/bench/h200-20261203): seconds per pair of the MSM cost model (GpuMsmPolicy::cost; G1
-// 2^24 129.2 ms, G2 406.0 ms) and per point doubling of a table's build (G1 2^24 at c = 20 1.37 s,
-// G2 3.42 s). Another GPU scales both alike, which leaves the plan's payback unchanged.
+// (kernels/bench/h200-20261203b/final): seconds per pair of the MSM cost model (GpuMsmPolicy::cost;
+// G1 2^24 123.0 ms, G2 352.2 ms) and per point doubling of a table's build (2^24 bases at c = 22:
+// G1 1.36 s, G2 3.18 s). Another GPU scales both alike, which leaves the plan's payback unchanged.
 struct CurveRates {
   double pair_s, doubling_s;
 };
-constexpr CurveRates g1_rates{4.03e-10, 3.4e-10}, g2_rates{1.27e-9, 8.5e-10};
+constexpr CurveRates g1_rates{3.83e-10, 3.4e-10}, g2_rates{1.10e-9, 7.8e-10};
 
 // What a fixed-base table of n points of `Curve` holds beyond the points, and the estimates of its
 // build and of what it saves an MSM of n scalars (workspace_bytes: filled in by the caller).

@@ -94,10 +94,18 @@ struct GpuMsmPolicy {
   // reduction_threads over all windows together (ranges shrink where buckets are few).
   static constexpr uint32_t range_buckets = 32;
   static constexpr uint32_t reduction_threads = 1u << 15;
-  // Blocks of 256 accumulating threads per SM. Left to itself ptxas gives the G1 accumulation
-  // 252 registers (one block, 12% occupancy, measured by ncu at 2^22: IPC 1.57, 65 of the MSM's
-  // 72 ms); two blocks cap it at 128 registers for 72 bytes of spill stores.
-  static constexpr int accumulate_blocks_per_sm = 2;
+  // The accumulating kernel's launch shape, threads a block and blocks an SM, which caps its
+  // registers at 65536 / (threads x blocks). On the H200 at 2^24 (kernels/README.md), G1's (48-byte
+  // coordinates) is best at 128 x 3: 154 registers, no spills, 4.8 % faster than 256 x 2 (128
+  // registers, 72 bytes of spill stores) and 8 % faster than 256 x 1. G2's (96-byte coordinates)
+  // at 256 x 1: 255 registers, 8 bytes of spills, 5.4 % faster than 256 x 2 (3,544 bytes of spill
+  // stores) and 6 % faster than 128 x 3 (168 registers, 2,320 bytes).
+  struct LaunchShape {
+    int threads, blocks_per_sm;
+  };
+  static constexpr LaunchShape accumulate_shape(size_t coordinate_bytes) {
+    return coordinate_bytes > 48 ? LaunchShape{256, 1} : LaunchShape{128, 3};
+  }
   // The cost model's terms, in pairs, fitted above.
   static constexpr double sort_pass_cost = 0.067;
   static constexpr double window_cost = 2.4e5;

@@ -133,9 +133,10 @@ __device__ __forceinline__ size_t first_bucket_ending_after(const uint64_t* ends
 // that bucket's segment (a bucket's segments are the chunks it touches, in order). One flat loop
 // over the chunk keeps a warp's threads in step whatever their buckets' bounds; a run's end costs a
 // store of the XYZZ sum (segment_xyzz_to_jacobian_kernel converts them after, in step). Registers
-// are capped so that GpuMsmPolicy::accumulate_blocks_per_sm blocks fit an SM (see there).
-template <class Curve, class Bases>
-__global__ void __launch_bounds__(kThreads, GpuMsmPolicy::accumulate_blocks_per_sm)
+// are capped so that the curve's GpuMsmPolicy::accumulate_shape fits an SM (see there).
+template <class Curve, class Bases, int Threads = GpuMsmPolicy::accumulate_shape(sizeof(typename Curve::field)).threads,
+          int BlocksPerSm = GpuMsmPolicy::accumulate_shape(sizeof(typename Curve::field)).blocks_per_sm>
+__global__ void __launch_bounds__(Threads, BlocksPerSm)
     accumulate_kernel(Bases bases, const uint32_t* sorted_points,
                       size_t pairs, size_t buckets, const uint32_t* bucket_sizes, const uint64_t* bucket_ends,
                       const uint32_t* segment_starts, ec::xyzz_t<Curve>* segment_xyzz) {
@@ -410,7 +411,8 @@ typename CudaMsm<Curve>::Point CudaMsm<Curve>::bucket_steps(const Bases& bases, 
   workspace_.reserve(BucketLayout<Curve>(n, c, digits.layout, nullptr).bytes);
   BucketLayout<Curve> L(n, c, digits.layout, workspace_.get());
 
-  accumulate_kernel<Curve><<<blocks_for(L.chunks, kThreads), kThreads, 0, stream>>>(
+  constexpr int accumulate_threads = GpuMsmPolicy::accumulate_shape(sizeof(typename Curve::field)).threads;
+  accumulate_kernel<Curve><<<blocks_for(L.chunks, accumulate_threads), accumulate_threads, 0, stream>>>(
       bases, digits.sorted_points, L.pairs, L.buckets, digits.bucket_sizes, digits.bucket_ends, digits.segment_starts,
       L.segment_xyzz);
   CUDA_LAUNCH_OK();
