@@ -132,7 +132,8 @@ void from_json(const nlohmann::json& json, JobSettings& s) {
   s.device_budget_bytes = json.value("device_budget_bytes", defaults.device_budget_bytes);
   s.workers_per_gpu = json.value("workers_per_gpu", defaults.workers_per_gpu);
   s.srs_residency = enum_at(json, "srs_residency", defaults.srs_residency, srs_residency_names);
-  s.fixed_bases = enum_at(json, "fixed_bases", defaults.fixed_bases, fixed_base_tables_names);
+  // A sidecar that names no setting predates the tables: its run built none.
+  s.fixed_bases = enum_at(json, "fixed_bases", FixedBaseTables::off, fixed_base_tables_names);
   s.retry_limit = json.value("retry_limit", defaults.retry_limit);
 }
 
