@@ -26,7 +26,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -35,19 +34,18 @@
 #include "runtime/pipeline.hpp"
 #include "scenario.hpp"
 #include "simulation.hpp"
+#include "util/splitmix64.hpp"
 
 namespace zkpipe::model {
 
 // How much longer than the mean this attempt's synthesis takes: one of `factors`, drawn
 // uniformly as a pure function of (seed, partition, attempt), so that every sweep point draws
-// the same factor for the same partition (std::mt19937_64 and std::seed_seq are specified
-// exactly by the standard: the same draws on every platform).
+// the same factor for the same partition, on every platform.
 inline double synthesis_time_factor(std::uint64_t seed, std::uint32_t partition, std::uint32_t attempt,
                                     const std::vector<double>& factors) {
   if (factors.empty()) return 1;
-  std::seed_seq keys{std::uint32_t(seed), std::uint32_t(seed >> 32), partition, attempt};
-  std::mt19937_64 bits(keys);
-  return factors[std::size_t(double(bits() >> 11) * 0x1.0p-53 * double(factors.size()))];
+  const double draw = zk::keyed_draw(zk::splitmix64(seed), {partition, attempt});
+  return factors[std::size_t(draw * double(factors.size()))];
 }
 
 // One-core seconds of this attempt's synthesis, before contention and without its other cores.

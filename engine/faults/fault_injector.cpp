@@ -80,12 +80,7 @@ FaultCounts parse_fault_counts(const std::string& text) {
 FaultInjector::FaultInjector(const FaultOptions& options) : options_(options) { validate(options_); }
 
 double FaultInjector::draw(Site site, std::uint64_t first, std::uint64_t second, std::uint64_t third) const {
-  // SplitMix64 is a bijective mix, so distinct keys give independent-looking draws.
-  std::uint64_t state = zk::splitmix64(options_.seed ^ zk::splitmix64(site));
-  state = zk::splitmix64(state ^ first);
-  state = zk::splitmix64(state ^ second);
-  state = zk::splitmix64(state ^ third);
-  return double(state >> 11) * 0x1.0p-53;
+  return zk::keyed_draw(zk::splitmix64(options_.seed ^ zk::splitmix64(site)), {first, second, third});
 }
 
 bool FaultInjector::pinned_allocation_fails() {

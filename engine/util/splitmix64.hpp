@@ -1,8 +1,10 @@
 // splitmix64.hpp — SplitMix64 (Steele, Lea and Flood 2014, with Stafford's "Mix13" finalizer as
-// Vigna's splitmix64.c has it), written once: Rng's stream (rng.hpp) and the fault injector's
-// draws keyed by (seed, site, partition, attempt) both use it. Not cryptographically secure.
+// Vigna's splitmix64.c has it), written once: Rng's stream (rng.hpp), and keyed_draw for the
+// fault injector's draws keyed by (seed, site, partition, attempt) and the model's synthesis
+// times keyed by (seed, partition, attempt). Not cryptographically secure.
 #pragma once
 #include <cstdint>
+#include <initializer_list>
 
 namespace zk {
 
@@ -16,6 +18,13 @@ constexpr std::uint64_t splitmix64(std::uint64_t state) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
+}
+
+// A uniform double in [0, 1) as a pure function of a state and keys: each key folded into the
+// state by one SplitMix64 mix, so distinct keys give independent-looking draws.
+constexpr double keyed_draw(std::uint64_t state, std::initializer_list<std::uint64_t> keys) {
+  for (const std::uint64_t key : keys) state = splitmix64(state ^ key);
+  return double(state >> 11) * 0x1.0p-53;
 }
 
 }  // namespace zk
