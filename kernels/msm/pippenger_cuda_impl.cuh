@@ -128,15 +128,18 @@ __device__ __forceinline__ size_t first_bucket_ending_after(const uint64_t* ends
   return lo;
 }
 
+// The accumulating kernel's launch shape for the curve's coordinates.
+template <class Curve>
+constexpr GpuMsmPolicy::LaunchShape kAccumulateShape = GpuMsmPolicy::accumulate_shape(sizeof(typename Curve::field));
+
 // 3. One thread per chunk of chunk_points sorted pairs (the bucket sets' lists end to end): it adds
 // its pairs bucket by bucket and, where a bucket's run in the chunk ends, stores the run's sum as
 // that bucket's segment (a bucket's segments are the chunks it touches, in order). One flat loop
 // over the chunk keeps a warp's threads in step whatever their buckets' bounds; a run's end costs a
 // store of the XYZZ sum (segment_xyzz_to_jacobian_kernel converts them after, in step). Registers
 // are capped so that the curve's GpuMsmPolicy::accumulate_shape fits an SM (see there).
-template <class Curve, class Bases, int Threads = GpuMsmPolicy::accumulate_shape(sizeof(typename Curve::field)).threads,
-          int BlocksPerSm = GpuMsmPolicy::accumulate_shape(sizeof(typename Curve::field)).blocks_per_sm>
-__global__ void __launch_bounds__(Threads, BlocksPerSm)
+template <class Curve, class Bases>
+__global__ void __launch_bounds__(kAccumulateShape<Curve>.threads, kAccumulateShape<Curve>.blocks_per_sm)
     accumulate_kernel(Bases bases, const uint32_t* sorted_points,
                       size_t pairs, size_t buckets, const uint32_t* bucket_sizes, const uint64_t* bucket_ends,
                       const uint32_t* segment_starts, ec::xyzz_t<Curve>* segment_xyzz) {
@@ -411,7 +414,7 @@ typename CudaMsm<Curve>::Point CudaMsm<Curve>::bucket_steps(const Bases& bases, 
   workspace_.reserve(BucketLayout<Curve>(n, c, digits.layout, nullptr).bytes);
   BucketLayout<Curve> L(n, c, digits.layout, workspace_.get());
 
-  constexpr int accumulate_threads = GpuMsmPolicy::accumulate_shape(sizeof(typename Curve::field)).threads;
+  constexpr int accumulate_threads = kAccumulateShape<Curve>.threads;
   accumulate_kernel<Curve><<<blocks_for(L.chunks, accumulate_threads), accumulate_threads, 0, stream>>>(
       bases, digits.sorted_points, L.pairs, L.buckets, digits.bucket_sizes, digits.bucket_ends, digits.segment_starts,
       L.segment_xyzz);
