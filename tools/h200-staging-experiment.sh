@@ -34,6 +34,8 @@
 #   --sweep-threads "..."     (default "4 8 12 16")     --sweep-slabs "..."  (default "1 2 4 8")
 #   --sweep-constraints N     constraints per partition of the sweep (default: --constraints)
 #   --sweep-repeats N         measurements of each sweep point (default 1: runs sweep-t<T>-s<S>)
+#   --sweep-first-repeat K    number the repeats from K (runs ...-rK and on): more runs of a sweep measured
+#                             before, into the same OUT, every thread count interleaved in this pass
 #   --budget SIZE             host memory budget passed to every run (default: zkpipe's, 80% of free)
 #   --pool-layout L           per-host|per-gpu: the pinned runs' pool layout (default: zkpipe's, per-host);
 #                             every run uses every CUDA device (zkpipe prove's default)
@@ -61,6 +63,7 @@ sweep_threads="4 8 12 16"
 sweep_slabs="1 2 4 8"
 sweep_constraints=
 sweep_repeats=1
+sweep_first_repeat=1
 budget=()
 pool_layout=()
 out=$here/scenarios/calibration/traces/staging-$(hostname)-$(date -u +%Y%m%dT%H%M%SZ)
@@ -81,6 +84,7 @@ while [ $# -gt 0 ]; do
     --sweep-slabs) sweep_slabs=$2 ;;
     --sweep-constraints) sweep_constraints=$2 ;;
     --sweep-repeats) sweep_repeats=$2 ;;
+    --sweep-first-repeat) sweep_first_repeat=$2 ;;
     --budget) budget=(--budget "$2") ;;
     --pool-layout) pool_layout=(--pool-layout "$2") ;;
     --out) out=$2 ;;
@@ -166,11 +170,11 @@ for circuit in $circuits; do
   done
 done
 if [ "$sweep_circuit" != none ]; then
-  for r in $(seq "$sweep_repeats"); do  # repeats interleaved: a drift of the machine spreads over every point
+  for r in $(seq "$sweep_first_repeat" $((sweep_first_repeat + sweep_repeats - 1))); do  # repeats interleaved: a drift of the machine spreads over every point
     for t in $sweep_threads; do
       for s in $sweep_slabs; do
         name=sweep-t$t-s$s
-        [ "$sweep_repeats" -gt 1 ] && name=$name-r$r
+        [ "$sweep_repeats" -gt 1 ] || [ "$sweep_first_repeat" -gt 1 ] && name=$name-r$r
         run "$sweep_circuit" "${sweep_constraints:-$constraints}" "$name" pinned "$t" "$s"
       done
     done
