@@ -170,11 +170,12 @@ for circuit in $circuits; do
   done
 done
 if [ "$sweep_circuit" != none ]; then
-  for r in $(seq "$sweep_first_repeat" $((sweep_first_repeat + sweep_repeats - 1))); do  # repeats interleaved: a drift of the machine spreads over every point
+  last_repeat=$((sweep_first_repeat + sweep_repeats - 1))  # runs are numbered -r<k> once there is more than one
+  for r in $(seq "$sweep_first_repeat" "$last_repeat"); do  # repeats interleaved: a drift of the machine spreads over every point
     for t in $sweep_threads; do
       for s in $sweep_slabs; do
         name=sweep-t$t-s$s
-        [ "$sweep_repeats" -gt 1 ] || [ "$sweep_first_repeat" -gt 1 ] && name=$name-r$r
+        [ "$last_repeat" -gt 1 ] && name=$name-r$r
         run "$sweep_circuit" "${sweep_constraints:-$constraints}" "$name" pinned "$t" "$s"
       done
     done
