@@ -42,7 +42,7 @@ struct xyzz_t {
     if (h.is_zero()) return r.is_zero() ? doubled(q) : infinity();
     field hh = h.sqr(), hhh = h * hh, v = p.X * hh;
     field x3 = r.sqr() - hhh - v.dbl();
-    return {x3, r * (v - x3) - p.Y * hhh, p.ZZ * hh, p.ZZZ * hhh};
+    return {x3, field::mul_sub_mul(r, v - x3, p.Y, hhh), p.ZZ * hh, p.ZZZ * hhh};
   }
   ZK_HD xyzz_t& operator+=(const affine& q) { return *this = *this + q; }
 };

@@ -8,6 +8,7 @@
 //   redc_wide           T * 2^(-64 N) mod m for a double-width T < m 2^(64 N): the result is
 //                       < 2m, not yet reduced (a product reduced later, as Fp2's lazy one does);
 //   sub_wide_mod        a - b of double-width values, plus m 2^(64 N) where it borrowed;
+//   mont_mul_sub_mul    a b - c d reduced once (two double-width products, one redc_wide);
 //   add_mod / sub_mod   one add.cc (sub.cc) chain, then one conditional correction;
 //   reduce_once         x - m when x >= m, for x < 2m: one sub.cc chain and a select per word.
 // Consecutive volatile asm statements carry the CC flag between them: each chain is written as
@@ -275,6 +276,24 @@ __device__ __forceinline__ void sub_wide_mod(uint32_t (&d)[4 * P::N], const uint
 #pragma unroll
   for (int j = 0; j < n; ++j) m[j] &= borrow;
   add_words<n>(d + n, d + n, m);  // its carry out, where it borrowed, is the borrow's 2^(128 N)
+}
+
+// out = (a b - c d) 2^(-64 N) mod m for a, b, c, d < m, not yet reduced: out < 2m. Two
+// double-width products and their difference (plus m 2^(64 N) where negative), reduced once
+// where two Montgomery products are reduced twice.
+template <class P>
+__device__ __forceinline__ void mont_mul_sub_mul(const uint64_t* a, const uint64_t* b, const uint64_t* c,
+                                                 const uint64_t* d, uint64_t* out) {
+  constexpr int n = 2 * P::N;
+  uint32_t x[n], y[n], ab[2 * n], cd[2 * n];
+  to_words<P::N>(a, x);
+  to_words<P::N>(b, y);
+  mul_wide<n>(x, y, ab);
+  to_words<P::N>(c, x);
+  to_words<P::N>(d, y);
+  mul_wide<n>(x, y, cd);
+  sub_wide_mod<P>(ab, ab, cd);
+  redc_wide<P>(ab, out);
 }
 
 }  // namespace zk::ff::ptx

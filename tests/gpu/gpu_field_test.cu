@@ -1,8 +1,9 @@
 // gpu_field_test.cu — the GPU's Fp2 products and squares (kernels/ff/fp2.hpp: the device's lazy
-// Karatsuba over mont_ptx.hpp's double-width product and reduction) equal the schoolbook formula
-// over the CPU's Fp products, on every pair of Fp2 elements built from edge values of the
-// representation and on fresh random elements. Results must match limb for limb, so they are
-// fully reduced (< p) as the rest of the code expects.
+// Karatsuba over mont_ptx.hpp's double-width product and reduction) and its differences of two
+// products a b - c d in Fp (mul_sub_mul: one reduction) and in Fp2 equal the
+// schoolbook formulas over the CPU's Fp products, on every pair of Fp2 elements built from edge
+// values of the representation (c, d: the pairs in reverse order) and on fresh random elements.
+// Results must match limb for limb, so they are fully reduced (< p) as the rest of the code expects.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,31 +15,41 @@
 namespace zk::bls12_381 {
 namespace {
 
-__global__ void fp2_products_kernel(const Fp2* a, const Fp2* b, size_t n, Fp2* products, Fp2* squares) {
+// Per i, with c[i] = b[n - 1 - i] and d[i] = a[n - 1 - i]: a b, a^2, a b - c d in Fp2 and in Fp
+// (on the real parts).
+__global__ void fp2_products_kernel(const Fp2* a, const Fp2* b, size_t n, Fp2* products, Fp2* squares,
+                                    Fp2* differences, Fp* fp_differences) {
   const size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x;
   if (i >= n) return;
+  const Fp2 &c = b[n - 1 - i], &d = a[n - 1 - i];
   products[i] = a[i] * b[i];
   squares[i] = a[i].sqr();
+  differences[i] = Fp2::mul_sub_mul(a[i], b[i], c, d);
+  fp_differences[i] = Fp::mul_sub_mul(a[i].c0, b[i].c0, c.c0, d.c0);
 }
 
 struct DeviceResults {
-  std::vector<Fp2> products, squares;
+  std::vector<Fp2> products, squares, differences;
+  std::vector<Fp> fp_differences;
 };
 
-// a[i] * b[i] and a[i]^2 on the GPU.
+// fp2_products_kernel's results for a and b.
 DeviceResults device_products(const std::vector<Fp2>& a, const std::vector<Fp2>& b) {
   const size_t n = a.size();
   cuda::CudaStream stream;
-  cuda::DeviceBuffer<Fp2> d_a(n), d_b(n), d_products(n), d_squares(n);
+  cuda::DeviceBuffer<Fp2> d_a(n), d_b(n), d_products(n), d_squares(n), d_differences(n);
+  cuda::DeviceBuffer<Fp> d_fp_differences(n);
   d_a.upload(a, stream.get());
   d_b.upload(b, stream.get());
   constexpr unsigned threads = 128;
   fp2_products_kernel<<<unsigned((n + threads - 1) / threads), threads, 0, stream.get()>>>(
-      d_a.get(), d_b.get(), n, d_products.get(), d_squares.get());
+      d_a.get(), d_b.get(), n, d_products.get(), d_squares.get(), d_differences.get(), d_fp_differences.get());
   CUDA_LAUNCH_OK();
-  DeviceResults results{std::vector<Fp2>(n), std::vector<Fp2>(n)};
+  DeviceResults results{std::vector<Fp2>(n), std::vector<Fp2>(n), std::vector<Fp2>(n), std::vector<Fp>(n)};
   d_products.download(results.products, stream.get());
   d_squares.download(results.squares, stream.get());
+  d_differences.download(results.differences, stream.get());
+  d_fp_differences.download(results.fp_differences, stream.get());
   stream.synchronize();
   return results;
 }
@@ -75,12 +86,18 @@ std::vector<Fp> edge_values() {
 void expect_products_equal_the_cpus(const std::vector<Fp2>& a, const std::vector<Fp2>& b) {
   const DeviceResults gpu = device_products(a, b);
   int failures = 0;
-  for (size_t i = 0; i < a.size() && failures < 10; ++i) {
+  const size_t n = a.size();
+  for (size_t i = 0; i < n && failures < 10; ++i) {
+    const Fp2 &c = b[n - 1 - i], &d = a[n - 1 - i];
     const bool product_ok = gpu.products[i] == schoolbook_product(a[i], b[i]);
     const bool square_ok = gpu.squares[i] == schoolbook_product(a[i], a[i]);
+    const bool difference_ok = gpu.differences[i] == schoolbook_product(a[i], b[i]) - schoolbook_product(c, d);
+    const bool fp_difference_ok = gpu.fp_differences[i] == a[i].c0 * b[i].c0 - c.c0 * d.c0;
     EXPECT_TRUE(product_ok) << "product, pair " << i;
     EXPECT_TRUE(square_ok) << "square, pair " << i;
-    failures += !product_ok || !square_ok;
+    EXPECT_TRUE(difference_ok) << "Fp2 a b - c d, pair " << i;
+    EXPECT_TRUE(fp_difference_ok) << "Fp a b - c d, pair " << i;
+    failures += !product_ok || !square_ok || !difference_ok || !fp_difference_ok;
   }
 }
 
