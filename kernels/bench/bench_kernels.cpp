@@ -3,8 +3,9 @@
 // its result is on the host, as a caller sees it), prints the NTT's fraction of the device-memory
 // floor (one read and one write of the data at the measured device-to-device copy bandwidth),
 // optionally times MSMs over fixed-base tables (--fixed-base: the table built once, its build
-// timed apart) and sweeps MSM window widths (--sweep-windows) to choose GpuMsmPolicy. Prints a
-// table and writes CSV rows to --csv.
+// timed apart), sweeps MSM window widths (--sweep-windows) to choose GpuMsmPolicy, and times the
+// field products alone (--products: chains of products in a full grid, mont_t's integer product
+// beside the FP64-limb one). Prints a table and writes CSV rows to --csv.
 #include <algorithm>
 #include <bit>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "engine/util/rng.hpp"
+#include "kernels/ff/product_chains_cuda.cuh"
 #include "kernels/msm/pippenger_cuda.cuh"
 #include "kernels/msm/sample_points.hpp"
 #include "kernels/ntt/ntt_cuda.cuh"
@@ -29,6 +31,7 @@ struct Options {
   int warmup = 2, repeats = 7;
   std::vector<int> sweep_sizes;  // lg sizes at which to sweep window widths
   bool fixed_base = false;       // also time MSMs over fixed-base tables (built once, timed apart)
+  bool products = false;         // also time the field products alone
   std::string csv = "bench_kernels.csv";
 };
 
@@ -56,11 +59,12 @@ Options parse(int argc, char** argv) {
         p = q == std::string::npos ? list.size() : q + 1;
       }
     } else if (a == "--fixed-base") o.fixed_base = true;
+    else if (a == "--products") o.products = true;
     else if (a == "--csv") o.csv = value();
     else {
       std::fprintf(stderr,
                    "usage: bench_kernels [--ntt MIN:MAX] [--msm MIN:MAX] [--g2-max LG] [--repeats N] "
-                   "[--warmup N] [--sweep-windows LG,LG,...] [--fixed-base] [--csv FILE]\n");
+                   "[--warmup N] [--sweep-windows LG,LG,...] [--fixed-base] [--products] [--csv FILE]\n");
       std::exit(2);
     }
   }
@@ -90,6 +94,29 @@ double copy_gbps(const Options& o, cudaStream_t stream) {
   CUDA_OK(cudaMemsetAsync(a.get(), 1, bytes, stream));
   double ms = median_ms(o, stream, [&] { CUDA_OK(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, stream)); });
   return 2.0 * bytes / (ms * 1e6);
+}
+
+// Field products alone: chains of 64 dependent products in 8 waves of full SMs, each kind's
+// median time and products per nanosecond, beside the first kind (mont_t's Fp product).
+void time_field_products(const Options& o, const cudaDeviceProp& prop, cudaStream_t stream, FILE* csv) {
+  constexpr int steps = 64;
+  const size_t threads = size_t(prop.multiProcessorCount) * prop.maxThreadsPerMultiProcessor * 8;
+  Rng rng(3);
+  std::vector<bls12_381::Fp> fp(2 * threads);
+  std::vector<bls12_381::Fr> fr(2 * threads);
+  for (auto& x : fp) x = rng.field<bls12_381::Fp>();
+  for (auto& x : fr) x = rng.field<bls12_381::Fr>();
+  ff::ProductChains chains(fp, fr, steps);
+  std::printf("\nfield products: %zu chains of %d\n", threads, steps);
+  double fp_mont_rate = 0;
+  for (const ff::ProductKind kind : ff::kProductKinds) {
+    const double ms = median_ms(o, stream, [&] { chains.run(kind, stream); });
+    const double per_ns = double(chains.products()) / (ms * 1e6);
+    if (kind == ff::ProductKind::fp_mont) fp_mont_rate = per_ns;
+    const std::string name(ff::product_kind_name(kind));
+    std::printf("  %-8s %8.3f ms  %7.2f products/ns  (%.2fx fp_mont)\n", name.c_str(), ms, per_ns, per_ns / fp_mont_rate);
+    std::fprintf(csv, "products_%s,0,0,%.4f\n", name.c_str(), ms);
+  }
 }
 
 std::vector<Fr> random_scalars(size_t n, uint64_t seed) {
@@ -207,6 +234,7 @@ int main(int argc, char** argv) {
     const double gbps = copy_gbps(o, stream.get());
     std::printf("device-to-device copy: %.0f GB/s (read + write)\n", gbps);
     std::fprintf(csv, "d2d_copy_gbps,0,0,%.1f\n", gbps);
+    if (o.products) time_field_products(o, prop, stream.get(), csv);
 
     const int lg_scalars = std::max({o.ntt_max, o.msm_max, 1});
     const size_t n_scalars = size_t{1} << lg_scalars;

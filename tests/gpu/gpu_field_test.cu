@@ -4,12 +4,16 @@
 // schoolbook formulas over the CPU's Fp products, on every pair of Fp2 elements built from edge
 // values of the representation (c, d: the pairs in reverse order) and on fresh random elements.
 // Results must match limb for limb, so they are fully reduced (< p) as the rest of the code expects.
+// The FP64-limb products (fp64_mont.hpp: limb products split by FMAs on the device, by 128-bit
+// integer products on the host) end chains of products where the host's do, in Fp and Fr.
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "engine/util/rng.hpp"
 #include "kernels/ff/fp2.hpp"
+#include "kernels/ff/product_chains_cuda.cuh"
 #include "tests/gpu/gpu_test_support.hpp"
 
 namespace zk::bls12_381 {
@@ -123,6 +127,54 @@ TEST(GpuField, Fp2ProductsOfRandomElementsEqualTheCpus) {
     b[i] = {rng.field<Fp>(), rng.field<Fp>()};
   }
   expect_products_equal_the_cpus(a, b);
+}
+
+// x y^steps by the host's fp64::mul, for every (x, y) = (values[2i], values[2i + 1]).
+template <class F, int L>
+std::vector<ff::fp64::Element<typename F::params, L>> host_fp64_chains(const std::vector<F>& values, int steps) {
+  std::vector<ff::fp64::Element<typename F::params, L>> out;
+  for (size_t i = 0; i + 1 < values.size(); i += 2) {
+    uint64_t x[F::N], y[F::N];
+    values[i].to_canonical(x);
+    values[i + 1].to_canonical(y);
+    auto product = ff::fp64::encode<typename F::params, L>(x);
+    const auto factor = ff::fp64::encode<typename F::params, L>(y);
+    for (int s = 0; s < steps; ++s) product = ff::fp64::mul(product, factor);
+    out.push_back(product);
+  }
+  return out;
+}
+
+template <class Element>
+void expect_same_limbs(const std::vector<Element>& gpu, const std::vector<Element>& cpu, const char* field) {
+  ASSERT_EQ(gpu.size(), cpu.size());
+  int failures = 0;
+  for (size_t i = 0; i < gpu.size() && failures < 10; ++i) {
+    const bool same = std::memcmp(&gpu[i], &cpu[i], sizeof(Element)) == 0;
+    EXPECT_TRUE(same) << field << " chain " << i;
+    failures += !same;
+  }
+}
+
+TEST(GpuField, Fp64ProductChainsEndWhereTheHostsDo) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  Rng rng(seed);
+  const std::vector<Fp> edges = edge_values();
+  std::vector<Fp> fp;
+  for (const Fp& x : edges)
+    for (const Fp& y : edges) fp.push_back(x), fp.push_back(y);
+  while (fp.size() < 2 * 4096) fp.push_back(rng.field<Fp>());
+  std::vector<Fr> fr(fp.size());
+  for (Fr& x : fr) x = rng.field<Fr>();
+  constexpr int steps = 16;
+  ff::ProductChains chains(fp, fr, steps);
+  cuda::CudaStream stream;
+  chains.run(ff::ProductKind::fp_fp64, stream.get());
+  chains.run(ff::ProductKind::fr_fp64, stream.get());
+  expect_same_limbs(chains.fp64_results(stream.get()), host_fp64_chains<Fp, 8>(fp, steps), "Fp");
+  expect_same_limbs(chains.fr64_results(stream.get()), host_fp64_chains<Fr, 5>(fr, steps), "Fr");
 }
 
 }  // namespace
