@@ -99,8 +99,8 @@ class LogicalMachine {
 
 }  // namespace
 
-SimulationResult simulate_in_logical_time(const Scenario& scenario) {
-  runtime::LogicalRuntime logical;
+SimulationResult simulate_in_logical_time(const Scenario& scenario, std::uint64_t tie_seed) {
+  runtime::LogicalRuntime logical(tie_seed);
   LogicalMachine machine(scenario, logical);
   return run_costed_pipeline(scenario, logical, machine);
 }

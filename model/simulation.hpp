@@ -37,7 +37,8 @@ SimulationResult simulate(const Scenario& scenario);
 // The same pipeline and costs in logical time, in this process, as often as asked: each step at the
 // rate of the load it starts under (no contention while it runs) and no link shared by copy
 // engines. SimGrid's timeline exactly where nothing contends; the property tests' fast model.
-SimulationResult simulate_in_logical_time(const Scenario& scenario);
+// A tie seed other than 0 draws the order of the actors acting at one instant (LogicalRuntime).
+SimulationResult simulate_in_logical_time(const Scenario& scenario, std::uint64_t tie_seed = 0);
 
 // What the invariant checker may expect of `result`'s trace: runtime::run_expectations of the
 // scenario's policy settings and the outcomes, as the engine's zk::pipeline::trace_expectations.

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "util/splitmix64.hpp"
+
 namespace zkpipe::runtime {
 
 LogicalRuntime::Actor*& LogicalRuntime::current() {
@@ -71,11 +73,29 @@ void LogicalRuntime::hand_baton_to(Actor& actor) {
   baton_returned_.wait(lock, [&] { return !actor.has_baton; });
 }
 
+void LogicalRuntime::wake_earliest_sleepers() {
+  const double wake_s = std::get<0>(sleepers_.top());
+  now_s_ = wake_s;
+  do {
+    ready_.push_back(std::get<2>(sleepers_.top()));
+    sleepers_.pop();
+  } while (tie_seed_ != 0 && !sleepers_.empty() && std::get<0>(sleepers_.top()) == wake_s);
+}
+
+LogicalRuntime::Actor* LogicalRuntime::take_next_ready() {
+  std::size_t index = 0;
+  if (tie_seed_ != 0) index = std::size_t(zk::keyed_draw(tie_seed_, {switches_++}) * double(ready_.size()));
+  Actor* next = ready_[index];
+  ready_.erase(ready_.begin() + std::ptrdiff_t(index));
+  return next;
+}
+
 void LogicalRuntime::run(std::vector<std::function<void()>> actors, std::vector<std::function<void()>> daemons) {
   actors_.clear();
   ready_.clear();
   sleepers_ = {};
   now_s_ = 0;
+  switches_ = 0;
   escaped_ = nullptr;
   auto add = [&](std::function<void()>& body, bool daemon) {
     auto actor = std::make_unique<Actor>();
@@ -103,14 +123,9 @@ void LogicalRuntime::run(std::vector<std::function<void()>> actors, std::vector<
         deadlock = fmt::format("logical runtime: {} actor(s) wait at t = {} s and nothing can wake them", waiting, now_s_);
         break;
       }
-      const auto [wake_s, order, sleeper] = sleepers_.top();
-      sleepers_.pop();
-      now_s_ = wake_s;
-      ready_.push_back(sleeper);
+      wake_earliest_sleepers();
     }
-    Actor* next = ready_.front();
-    ready_.pop_front();
-    hand_baton_to(*next);
+    hand_baton_to(*take_next_ready());
   }
   for (auto& actor : actors_) {  // the rest wait or sleep for ever: unwind them
     if (actor->ended) continue;

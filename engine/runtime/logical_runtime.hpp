@@ -3,7 +3,11 @@
 // the baton until it blocks (waits, sleeps, takes a busy section or ends); the next is the first
 // of a FIFO ready queue; when none is ready the clock jumps to the earliest sleeper (ties in the
 // order they fell asleep). So one scenario always gives the same interleaving, whatever the
-// machine, and time passes only through sleep_until and what is built on it.
+// machine, and time passes only through sleep_until and what is built on it. With a tie seed the
+// actors that could act at the same instant act in an order drawn from it instead: at each
+// switch the next is drawn among the ready ones, and sleepers that wake at one instant all become
+// ready together. Any such order is one threads could take, so the property tests explore them;
+// a seed replays its order.
 //
 // run() returns when every actor has ended, daemons still asleep being cancelled; if every
 // remaining actor waits and none sleeps, the job can never end and run() throws Deadlock naming
@@ -63,6 +67,9 @@ class LogicalRuntime {
     Section() : FifoSemaphore<WaitQueue>(1) {}
   };
 
+  // tie_seed 0: the FIFO order above; any other: orders drawn from it.
+  explicit LogicalRuntime(std::uint64_t tie_seed = 0) : tie_seed_(tie_seed) {}
+
   double now_s() const { return now_s_; }
   void sleep_until(double s);
   void sleep_for(double s) { sleep_until(now_s_ + s); }
@@ -86,6 +93,8 @@ class LogicalRuntime {
   void block();                 // from the running actor: hands the baton back until made ready
   void make_ready(Actor* actor);
   void hand_baton_to(Actor& actor);  // from run(): returns when the actor blocks or ends
+  void wake_earliest_sleepers();      // from run(), none ready: the clock jumps to them
+  Actor* take_next_ready();
 
   std::mutex baton_mutex_;
   std::condition_variable baton_returned_;
@@ -94,6 +103,8 @@ class LogicalRuntime {
   using Sleeper = std::tuple<double, std::uint64_t, Actor*>;  // wake time, order fallen asleep
   std::priority_queue<Sleeper, std::vector<Sleeper>, std::greater<>> sleepers_;
   std::uint64_t sleeps_ = 0;
+  std::uint64_t tie_seed_ = 0;
+  std::uint64_t switches_ = 0;  // the draws' key
   double now_s_ = 0;
   std::exception_ptr escaped_;
 };

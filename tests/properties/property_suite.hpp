@@ -72,6 +72,8 @@ struct ScenarioChoice {
   // The key's points streamed from pinned host memory into the MSMs in chunks of this many points
   // (srs_residency pinned-host); 0: the key on the device.
   std::uint64_t stream_chunk_points = 0;
+  // Logical time only: the order of actors acting at one instant, drawn from this seed (0: FIFO).
+  std::uint64_t tie_seed = 0;
 
   model::Scenario build() const;
 };

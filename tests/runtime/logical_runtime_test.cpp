@@ -1,6 +1,11 @@
 // Tests of LogicalRuntime: time passes only through sleeps, sleepers wake in time order (ties in
 // the order they fell asleep), waits and sections are FIFO, a job that can never end is reported,
-// daemons are cancelled when the actors end, and an actor's exception reaches the caller.
+// daemons are cancelled when the actors end, and an actor's exception reaches the caller. With a
+// tie seed, the actors that act at one instant (started together, or waking at one time) act in
+// orders drawn from it: the same order for the same seed, other orders for others, time order kept.
+#include <cstdint>
+#include <functional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -24,6 +29,37 @@ TEST(LogicalRuntime, SleepersWakeInTimeOrderTiesInTheOrderTheyFellAsleep) {
   logical.run({sleeper("a", 3), sleeper("b", 1), sleeper("c", 3), sleeper("d", 2)}, {});
   EXPECT_EQ(woke, (std::vector<std::string>{"b@1", "d@2", "a@3", "c@3"}));
   EXPECT_EQ(logical.now_s(), 3);
+}
+
+// The order in which four actors started together, then four sleepers woken together at t = 1,
+// first act, under `tie_seed`; the sleepers' records carry the time they woke.
+std::vector<std::string> tie_order(std::uint64_t tie_seed) {
+  LogicalRuntime logical(tie_seed);
+  std::vector<std::string> acted;
+  std::vector<std::function<void()>> actors;
+  for (const std::string name : {"a", "b", "c", "d"})
+    actors.push_back([&, name] { acted.push_back(name); });
+  for (const std::string name : {"e", "f", "g", "h"})
+    actors.push_back([&, name] {
+      logical.sleep_until(1);
+      acted.push_back(name + "@" + std::to_string(int(logical.now_s())));
+    });
+  logical.run(std::move(actors), {});
+  return acted;
+}
+
+TEST(LogicalRuntime, ATieSeedDrawsTheOrderOfActorsActingAtOneInstant) {
+  const std::vector<std::string> fifo = tie_order(0);
+  EXPECT_EQ(fifo, (std::vector<std::string>{"a", "b", "c", "d", "e@1", "f@1", "g@1", "h@1"}));
+  std::set<std::vector<std::string>> orders;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const std::vector<std::string> order = tie_order(seed);
+    EXPECT_EQ(tie_order(seed), order) << "seed " << seed << " replays its order";
+    const std::set<std::string> started(order.begin(), order.begin() + 4);
+    EXPECT_EQ(started, (std::set<std::string>{"a", "b", "c", "d"})) << "seed " << seed << ": t = 0 before t = 1";
+    orders.insert(order);
+  }
+  EXPECT_GT(orders.size(), 10u) << "twenty seeds, few orders";
 }
 
 TEST(LogicalRuntime, NotifyOneWakesTheLongestWaiterAndSaysWhenNoneWaits) {
