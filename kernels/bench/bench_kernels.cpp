@@ -96,17 +96,23 @@ double copy_gbps(const Options& o, cudaStream_t stream) {
   return 2.0 * bytes / (ms * 1e6);
 }
 
+// n random field elements, drawn in parallel from `seed` (the same for any thread count).
+template <class F>
+std::vector<F> random_elements(size_t n, uint64_t seed) {
+  std::vector<F> v(n);
+  parallel_for(n, [&](size_t b, size_t e) {
+    Rng rng(seed + b);
+    for (size_t i = b; i < e; ++i) v[i] = rng.field<F>();
+  }, 1 << 16);
+  return v;
+}
+
 // Field products alone: chains of 64 dependent products in 8 waves of full SMs, each kind's
 // median time and products per nanosecond, beside the first kind (mont_t's Fp product).
 void time_field_products(const Options& o, const cudaDeviceProp& prop, cudaStream_t stream, FILE* csv) {
   constexpr int steps = 64;
   const size_t threads = size_t(prop.multiProcessorCount) * prop.maxThreadsPerMultiProcessor * 8;
-  Rng rng(3);
-  std::vector<bls12_381::Fp> fp(2 * threads);
-  std::vector<bls12_381::Fr> fr(2 * threads);
-  for (auto& x : fp) x = rng.field<bls12_381::Fp>();
-  for (auto& x : fr) x = rng.field<bls12_381::Fr>();
-  ff::ProductChains chains(fp, fr, steps);
+  ff::ProductChains chains(random_elements<bls12_381::Fp>(2 * threads, 3), random_elements<Fr>(2 * threads, 4), steps);
   std::printf("\nfield products: %zu chains of %d\n", threads, steps);
   double fp_mont_rate = 0;
   for (const ff::ProductKind kind : ff::kProductKinds) {
@@ -119,14 +125,6 @@ void time_field_products(const Options& o, const cudaDeviceProp& prop, cudaStrea
   }
 }
 
-std::vector<Fr> random_scalars(size_t n, uint64_t seed) {
-  std::vector<Fr> v(n);
-  parallel_for(n, [&](size_t b, size_t e) {
-    Rng rng(seed + b);
-    for (size_t i = b; i < e; ++i) v[i] = rng.field<Fr>();
-  }, 1 << 16);
-  return v;
-}
 
 // The median of `run` at 2^lg with c-bit windows, also written to the CSV as a `kernel` row.
 template <class Run>
@@ -238,7 +236,7 @@ int main(int argc, char** argv) {
 
     const int lg_scalars = std::max({o.ntt_max, o.msm_max, 1});
     const size_t n_scalars = size_t{1} << lg_scalars;
-    auto host = random_scalars(n_scalars, 5);
+    auto host = random_elements<Fr>(n_scalars, 5);
     cuda::DeviceBuffer<Fr> d_scalars(n_scalars), d_ntt(size_t{1} << o.ntt_max);
     d_scalars.upload(host, stream.get());
 

@@ -35,9 +35,8 @@ struct Fp2 {
 #endif
   }
   friend ZK_HD Fp2 operator*(const Fp2& a, const Fp& k) { return {a.c0 * k, a.c1 * k}; }
-  // a * b - c * d (the curves' formulas name it for Fp's sake: there it saves a reduction on the
-  // GPU; for Fp2 one reduction per coefficient, with the extra wide sums and registers it needs,
-  // made G2's accumulation 13 % slower on the H200: kernels/README.md).
+  // a * b - c * d, as written: the curves' formulas name it for Fp, where it saves a reduction on
+  // the GPU; Fp2's version with one reduction a coefficient is slower there (kernels/README.md).
   static ZK_HD Fp2 mul_sub_mul(const Fp2& a, const Fp2& b, const Fp2& c, const Fp2& d) { return a * b - c * d; }
   ZK_HD Fp2 sqr() const {
     Fp t = c0 * c1;

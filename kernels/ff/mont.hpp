@@ -177,7 +177,7 @@ struct mont_t {
 #endif
   }
   ZK_HD mont_t sqr() const { return *this * *this; }
-  // a * b - c * d; on the GPU with one Montgomery reduction where two products take two.
+  // a * b - c * d; on the GPU with one Montgomery reduction where a * b - c * d takes two.
   static ZK_HD mont_t mul_sub_mul(const mont_t& a, const mont_t& b, const mont_t& c, const mont_t& d) {
 #if defined(__CUDA_ARCH__)
     return device_mul_sub_mul(a, b, c, d);
