@@ -4,8 +4,8 @@
 // floor (one read and one write of the data at the measured device-to-device copy bandwidth),
 // optionally times MSMs over fixed-base tables (--fixed-base: the table built once, its build
 // timed apart), sweeps MSM window widths (--sweep-windows) to choose GpuMsmPolicy, and times the
-// field products alone (--products: chains of products in a full grid, mont_t's integer product
-// beside the FP64-limb one). Prints a table and writes CSV rows to --csv.
+// field products alone (--products: chains of products and of squares in a full grid). Prints a
+// table and writes CSV rows to --csv.
 #include <algorithm>
 #include <bit>
 #include <cstdio>
@@ -108,19 +108,19 @@ std::vector<F> random_elements(size_t n, uint64_t seed) {
 }
 
 // Field products alone: chains of 64 dependent products in 8 waves of full SMs, each kind's
-// median time and products per nanosecond, beside the first kind (mont_t's Fp product).
+// median time and products per nanosecond, beside the first kind (Fp's product).
 void time_field_products(const Options& o, const cudaDeviceProp& prop, cudaStream_t stream, FILE* csv) {
   constexpr int steps = 64;
   const size_t threads = size_t(prop.multiProcessorCount) * prop.maxThreadsPerMultiProcessor * 8;
   ff::ProductChains chains(random_elements<bls12_381::Fp>(2 * threads, 3), random_elements<Fr>(2 * threads, 4), steps);
   std::printf("\nfield products: %zu chains of %d\n", threads, steps);
-  double fp_mont_rate = 0;
+  double fp_mul_rate = 0;
   for (const ff::ProductKind kind : ff::kProductKinds) {
     const double ms = median_ms(o, stream, [&] { chains.run(kind, stream); });
     const double per_ns = double(chains.products()) / (ms * 1e6);
-    if (kind == ff::ProductKind::fp_mont) fp_mont_rate = per_ns;
+    if (kind == ff::ProductKind::fp_mul) fp_mul_rate = per_ns;
     const std::string name(ff::product_kind_name(kind));
-    std::printf("  %-8s %8.3f ms  %7.2f products/ns  (%.2fx fp_mont)\n", name.c_str(), ms, per_ns, per_ns / fp_mont_rate);
+    std::printf("  %-8s %8.3f ms  %7.2f products/ns  (%.2fx fp_mul)\n", name.c_str(), ms, per_ns, per_ns / fp_mul_rate);
     std::fprintf(csv, "products_%s,0,0,%.4f\n", name.c_str(), ms);
   }
 }

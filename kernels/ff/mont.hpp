@@ -176,7 +176,14 @@ struct mont_t {
     return r.reduced_once();
 #endif
   }
-  ZK_HD mont_t sqr() const { return *this * *this; }
+  ZK_HD mont_t sqr() const {
+#if defined(__CUDA_ARCH__)
+    if constexpr (N > 4) return device_square_out_of_line(*this);
+    else return device_square(*this);
+#else
+    return *this * *this;
+#endif
+  }
   // a * b - c * d; on the GPU with one Montgomery reduction where a * b - c * d takes two.
   static ZK_HD mont_t mul_sub_mul(const mont_t& a, const mont_t& b, const mont_t& c, const mont_t& d) {
 #if defined(__CUDA_ARCH__)
@@ -227,6 +234,13 @@ struct mont_t {
     return r;
   }
   static __device__ __noinline__ mont_t device_product_out_of_line(mont_t a, mont_t b) { return device_product(a, b); }
+  static __device__ __forceinline__ mont_t device_square(const mont_t& a) {
+    mont_t r;
+    ptx::mont_sqr<P>(a.l, r.l);
+    ptx::reduce_once<P>(r.l);
+    return r;
+  }
+  static __device__ __noinline__ mont_t device_square_out_of_line(mont_t a) { return device_square(a); }
   static __device__ __noinline__ mont_t device_mul_sub_mul(mont_t a, mont_t b, mont_t c, mont_t d) {
     mont_t r;
     ptx::mont_mul_sub_mul<P>(a.l, b.l, c.l, d.l, r.l);

@@ -9,6 +9,7 @@
 //                       < 2m, not yet reduced (a product reduced later, as Fp2's lazy one does);
 //   sub_wide_mod        a - b of double-width values, plus m 2^(64 N) where it borrowed;
 //   mont_mul_sub_mul    a b - c d reduced once (two double-width products, one redc_wide);
+//   sqr_wide, mont_sqr  a^2 with each cross product a_i a_j once, doubled (then redc_wide);
 //   add_mod / sub_mod   one add.cc (sub.cc) chain, then one conditional correction;
 //   reduce_once         x - m when x >= m, for x < 2m: one sub.cc chain and a select per word.
 // Consecutive volatile asm statements carry the CC flag between them: each chain is written as
@@ -224,6 +225,61 @@ __device__ __forceinline__ void mul_wide(const uint32_t* a, const uint32_t* b, u
   add_below_top<2 * n - 1>(out + 1, odd);
 }
 
+// Row i of sqr_wide: the products a[j] a[i] for i < j < n (n even), at word i + j, in mul_wide's
+// two arrays. The chain holding j = n - 1 ("upper") ends in a pair of new words, the one above
+// the other chain's ("lower"), which takes the lower chain's carry; row 0 writes every word.
+template <int n, int i>
+__device__ __forceinline__ void sqr_row(uint32_t* out, uint32_t* odd, const uint32_t* a) {
+  constexpr int upper_j = i % 2 == 0 ? i + 1 : i + 2, lower_j = i % 2 == 0 ? i + 2 : i + 1;
+  constexpr int upper_words = 2 * ((n - upper_j + 1) / 2), lower_words = 2 * ((n - lower_j) / 2);
+  // word k is out[k] for even k, odd[k - 1] for odd k
+  uint32_t* upper = (i + upper_j) % 2 == 0 ? out + i + upper_j : odd + i + upper_j - 1;
+  uint32_t* lower = (i + lower_j) % 2 == 0 ? out + i + lower_j : odd + i + lower_j - 1;
+  if constexpr (i == 0) {
+    mul_words<upper_words>(upper, a + upper_j, a[i]);
+    if constexpr (lower_words > 0) mul_words<lower_words>(lower, a + lower_j, a[i]);
+  } else {
+    if constexpr (upper_words > 2) {
+      mad_words<upper_words - 2>(upper, a + upper_j, a[i]);
+      asm volatile("madc.lo.cc.u32 %0, %2, %3, 0; madc.hi.u32 %1, %2, %3, 0;"
+                   : "=r"(upper[upper_words - 2]), "=r"(upper[upper_words - 1]) : "r"(a[n - 1]), "r"(a[i]));
+    } else {
+      mul_words<2>(upper, a + n - 1, a[i]);
+    }
+    if constexpr (lower_words > 0) {
+      mad_words<lower_words>(lower, a + lower_j, a[i]);
+      asm volatile("addc.u32 %0, %0, 0;" : "+r"(upper[upper_words - 1]));
+    }
+  }
+}
+
+template <int n, int i = 0>
+__device__ __forceinline__ void sqr_rows(uint32_t* out, uint32_t* odd, const uint32_t* a) {
+  if constexpr (i < n - 1) {
+    sqr_row<n, i>(out, odd, a);
+    sqr_rows<n, i + 1>(out, odd, a);
+  }
+}
+
+// out = a^2, n words into 2n: the products a[i] a[j] for i < j once (sqr_row), summed and
+// doubled, plus the squares a[i]^2 at word 2i; 78 word products for Fp where mul_wide takes 144.
+template <int n>
+__device__ __forceinline__ void sqr_wide(const uint32_t* a, uint32_t* out) {
+  static_assert(n % 2 == 0 && n >= 4, "sqr_wide: an even number of words, at least 4");
+  uint32_t cross[2 * n], odd[2 * n - 2];
+  sqr_rows<n>(cross, odd, a);  // the rows fill cross's words 2 .. 2n - 3 and odd's 1 .. 2n - 2
+  cross[0] = cross[1] = cross[2 * n - 2] = cross[2 * n - 1] = 0;
+  add_below_top<2 * n - 1>(cross + 1, odd);  // cross = the sum over i < j
+#pragma unroll
+  for (int k = 0; k < n; ++k)
+    asm("mul.lo.u32 %0, %2, %2; mul.hi.u32 %1, %2, %2;" : "=r"(out[2 * k]), "=r"(out[2 * k + 1]) : "r"(a[k]));
+  uint32_t doubled[2 * n];
+  doubled[0] = cross[0] << 1;
+#pragma unroll
+  for (int k = 1; k < 2 * n; ++k) doubled[k] = __funnelshift_l(cross[k - 1], cross[k], 1);
+  add_words<2 * n>(out, out, doubled);
+}
+
 // One word of redc_wide: mont_mul's row without the product. Unless first, the shift (even[1]
 // into the new even[0], the rest two words down as the new odd), then T += q * m with q making
 // even[0] zero. q is taken from the sum the shift's add.cc makes, before that chain starts.
@@ -294,6 +350,16 @@ __device__ __forceinline__ void mont_mul_sub_mul(const uint64_t* a, const uint64
   mul_wide<n>(x, y, cd);
   sub_wide_mod<P>(ab, ab, cd);
   redc_wide<P>(ab, out);
+}
+
+// out = a^2 2^(-64 N) mod m, not yet reduced: out < 2m.
+template <class P>
+__device__ __forceinline__ void mont_sqr(const uint64_t* a, uint64_t* out) {
+  constexpr int n = 2 * P::N;
+  uint32_t x[n], t[2 * n];
+  to_words<P::N>(a, x);
+  sqr_wide<n>(x, t);
+  redc_wide<P>(t, out);
 }
 
 }  // namespace zk::ff::ptx

@@ -4,11 +4,11 @@
 // schoolbook formulas over the CPU's Fp products, on every pair of Fp2 elements built from edge
 // values of the representation (c, d: the pairs in reverse order) and on fresh random elements.
 // Results must match limb for limb, so they are fully reduced (< p) as the rest of the code expects.
-// The FP64-limb products (fp64_mont.hpp: limb products split by FMAs on the device, by 128-bit
-// integer products on the host) end chains of products where the host's do, in Fp and Fr.
+// Chains of products and of squares (product_chains_cuda) end where the host's do, in Fp and Fr.
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/util/rng.hpp"
@@ -129,34 +129,33 @@ TEST(GpuField, Fp2ProductsOfRandomElementsEqualTheCpus) {
   expect_products_equal_the_cpus(a, b);
 }
 
-// x y^steps by the host's fp64::mul, for every (x, y) = (values[2i], values[2i + 1]).
-template <class F, int L>
-std::vector<ff::fp64::Element<typename F::params, L>> host_fp64_chains(const std::vector<F>& values, int steps) {
-  std::vector<ff::fp64::Element<typename F::params, L>> out;
+// x y^steps, or x^(2^steps) when squaring, by the host's products, for every (x, y) = (values[2i],
+// values[2i + 1]).
+template <class F>
+std::vector<F> host_chains(const std::vector<F>& values, int steps, bool square) {
+  std::vector<F> out;
   for (size_t i = 0; i + 1 < values.size(); i += 2) {
-    uint64_t x[F::N], y[F::N];
-    values[i].to_canonical(x);
-    values[i + 1].to_canonical(y);
-    auto product = ff::fp64::encode<typename F::params, L>(x);
-    const auto factor = ff::fp64::encode<typename F::params, L>(y);
-    for (int s = 0; s < steps; ++s) product = ff::fp64::mul(product, factor);
-    out.push_back(product);
+    F x = values[i];
+    for (int s = 0; s < steps; ++s) x = square ? x * x : x * values[i + 1];
+    out.push_back(x);
   }
   return out;
 }
 
-template <class Element>
-void expect_same_limbs(const std::vector<Element>& gpu, const std::vector<Element>& cpu, const char* field) {
+template <class F>
+void expect_same(const std::vector<F>& gpu, const std::vector<F>& cpu, std::string_view kind) {
   ASSERT_EQ(gpu.size(), cpu.size());
   int failures = 0;
   for (size_t i = 0; i < gpu.size() && failures < 10; ++i) {
-    const bool same = std::memcmp(&gpu[i], &cpu[i], sizeof(Element)) == 0;
-    EXPECT_TRUE(same) << field << " chain " << i;
+    const bool same = gpu[i] == cpu[i];
+    EXPECT_TRUE(same) << kind << " chain " << i;
     failures += !same;
   }
 }
 
-TEST(GpuField, Fp64ProductChainsEndWhereTheHostsDo) {
+// The chains' first values: every pair of edge values, then random ones. The device's squares
+// (mont_sqr: each cross product once, doubled) against the host's products of x by itself.
+TEST(GpuField, ProductAndSquareChainsEndWhereTheHostsDo) {
   SKIP_WITHOUT_CUDA_DEVICE();
   const uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -171,10 +170,14 @@ TEST(GpuField, Fp64ProductChainsEndWhereTheHostsDo) {
   constexpr int steps = 16;
   ff::ProductChains chains(fp, fr, steps);
   cuda::CudaStream stream;
-  chains.run(ff::ProductKind::fp_fp64, stream.get());
-  chains.run(ff::ProductKind::fr_fp64, stream.get());
-  expect_same_limbs(chains.fp64_results(stream.get()), host_fp64_chains<Fp, 8>(fp, steps), "Fp");
-  expect_same_limbs(chains.fr64_results(stream.get()), host_fp64_chains<Fr, 5>(fr, steps), "Fr");
+  for (const ff::ProductKind kind : ff::kProductKinds) {
+    chains.run(kind, stream.get());
+    const bool square = kind == ff::ProductKind::fp_sqr || kind == ff::ProductKind::fr_sqr;
+    if (kind == ff::ProductKind::fp_mul || kind == ff::ProductKind::fp_sqr)
+      expect_same(chains.fp_results(stream.get()), host_chains(fp, steps, square), ff::product_kind_name(kind));
+    else
+      expect_same(chains.fr_results(stream.get()), host_chains(fr, steps, square), ff::product_kind_name(kind));
+  }
 }
 
 }  // namespace
