@@ -11,8 +11,9 @@
 //                   accumulator (ec/xyzz.hpp: 10 products per point where Jacobian takes 11) and
 //                   writes a segment sum wherever its bucket ends, so every thread adds the same
 //                   number of points however the buckets are sized (wide windows have small
-//                   buckets; skewed scalars, hot ones); then the segment sums of each bucket are
-//                   folded, fold_factor at a time, until one is left;
+//                   buckets; skewed scalars, hot ones); then, where a bucket has more than
+//                   reduce_segments segment sums, they are folded fold_factor at a time (as many
+//                   passes as the bucket with the most needs);
 //   4. reduce:      per window, sum_b b * bucket_b by running sums over ranges of
 //                   GpuMsmPolicy::range_buckets buckets in parallel (each range's offset added as
 //                   a small multiple), then the range sums are summed per window by a tree;
@@ -88,8 +89,16 @@ struct GpuMsmPolicy {
   static constexpr int max_window_bits = 22;
   // Sorted pairs each accumulating thread adds (its chunk of the bucket sets' lists end to end).
   static constexpr uint32_t chunk_points = 128;
-  // Segment sums of one bucket folded into one per thread and pass (see fold_sums_kernel).
+  // Segment sums of one bucket folded into one per thread and pass (see fold_sums_kernel), in
+  // as many passes as leave no bucket more than reduce_segments where the most any bucket has is
+  // most_segments; the reduction adds those in turn.
   static constexpr uint32_t fold_factor = 16;
+  static constexpr uint32_t reduce_segments = 4;
+  static constexpr int fold_passes(size_t most_segments) {
+    int passes = 0;
+    for (; most_segments > reduce_segments; most_segments = (most_segments + fold_factor - 1) / fold_factor) ++passes;
+    return passes;
+  }
   // The bucket reduction's threads: one per range of range_buckets buckets, and at least
   // reduction_threads over all windows together (ranges shrink where buckets are few).
   static constexpr uint32_t range_buckets = 32;
@@ -153,6 +162,7 @@ struct SortedDigits {
   const uint32_t* bucket_sizes = nullptr;    // sets * 2^(c-1) buckets, then a zero
   const uint64_t* bucket_ends = nullptr;     // where each bucket's pairs end in sorted_points
   const uint32_t* segment_starts = nullptr;  // first segment of each bucket, then the total
+  const uint32_t* most_segments = nullptr;   // the most segments any one bucket has (one value)
 };
 
 // Steps 1 and 2 of an MSM for any curve: the scalars' Booth digits, sorted by bucket, and the

@@ -8,7 +8,7 @@ namespace {
 // The device regions of steps 1 and 2 for n scalars, c-bit windows and a digit layout.
 struct DigitsLayout : MsmShape {
   uint32_t *keys, *points, *sorted_keys, *sorted_points;
-  uint32_t *bucket_sizes, *bucket_starts, *segment_counts, *segment_starts;
+  uint32_t *bucket_sizes, *bucket_starts, *segment_counts, *segment_starts, *most_segments;
   uint64_t* bucket_ends;
   void *sort_temp, *scan_temp;
   size_t sort_temp_bytes, scan_temp_bytes;
@@ -29,6 +29,7 @@ struct DigitsLayout : MsmShape {
     bucket_ends = carve.take<uint64_t>(buckets);
     segment_counts = carve.take<uint32_t>(buckets + 1);
     segment_starts = carve.take<uint32_t>(buckets + 1);
+    most_segments = carve.take<uint32_t>(1);
     sort_temp = carve.take<uint8_t>(sort_temp_bytes);
     scan_temp = carve.take<uint8_t>(scan_temp_bytes);
     bytes = carve.bytes();
@@ -60,17 +61,23 @@ __global__ void digits_kernel(const Fr* scalars, size_t n, int c, int windows, b
 
 // One thread per bucket: where its pairs end in the sets' sorted lists laid end to end (set s's
 // at s * set_pairs), and how many accumulation chunks (GpuMsmPolicy::chunk_points pairs of that
-// concatenation each) they touch: each chunk a bucket touches adds one segment sum to it.
+// concatenation each) they touch: each chunk a bucket touches adds one segment sum to it. The
+// most any bucket has goes into *most_segments (zero before; blocks of whole warps).
 __global__ void bucket_bounds_kernel(const uint32_t* bucket_sizes, const uint32_t* bucket_starts, size_t set_pairs,
                                      uint32_t buckets_per_set, size_t buckets, uint64_t* bucket_ends,
-                                     uint32_t* segment_counts) {
+                                     uint32_t* segment_counts, uint32_t* most_segments) {
   const size_t b = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (b >= buckets) return;
-  const size_t set = b / buckets_per_set, size = bucket_sizes[b];
-  const size_t begin = set * set_pairs + bucket_starts[b] - bucket_starts[set * buckets_per_set];
-  constexpr size_t chunk = GpuMsmPolicy::chunk_points;
-  bucket_ends[b] = begin + size;
-  segment_counts[b] = size ? static_cast<uint32_t>((begin + size - 1) / chunk - begin / chunk + 1) : 0;
+  uint32_t count = 0;
+  if (b < buckets) {
+    const size_t set = b / buckets_per_set, size = bucket_sizes[b];
+    const size_t begin = set * set_pairs + bucket_starts[b] - bucket_starts[set * buckets_per_set];
+    constexpr size_t chunk = GpuMsmPolicy::chunk_points;
+    bucket_ends[b] = begin + size;
+    count = size ? static_cast<uint32_t>((begin + size - 1) / chunk - begin / chunk + 1) : 0;
+    segment_counts[b] = count;
+  }
+  const uint32_t warp_most = __reduce_max_sync(0xffffffffu, count);
+  if (threadIdx.x % 32 == 0 && warp_most) atomicMax(most_segments, warp_most);
 }
 
 }  // namespace
@@ -86,7 +93,7 @@ void CudaMsmDigits::compute(const Fr* d_scalars, size_t n, cudaStream_t stream, 
     throw cuda::CudaError(fixed_base ? "GPU MSM: at most 2^31 - 1 pairs of a fixed-base MSM" : "GPU MSM: at most 2^31 - 1 points");
   workspace_.reserve(DigitsLayout(n, c, layout, nullptr).bytes);
   DigitsLayout L(n, c, layout, workspace_.get());
-  sorted_ = {n, c, layout, L.sorted_points, L.bucket_sizes, L.bucket_ends, L.segment_starts};
+  sorted_ = {n, c, layout, L.sorted_points, L.bucket_sizes, L.bucket_ends, L.segment_starts, L.most_segments};
   if (n == 0) return;
 
   CUDA_OK(cudaMemsetAsync(L.bucket_sizes, 0, (L.buckets + 1) * sizeof(uint32_t), stream));
@@ -102,8 +109,11 @@ void CudaMsmDigits::compute(const Fr* d_scalars, size_t n, cudaStream_t stream, 
   size_t scan_bytes = L.scan_temp_bytes;
   CUDA_OK(cub::DeviceScan::ExclusiveSum(L.scan_temp, scan_bytes, L.bucket_sizes, L.bucket_starts, L.buckets + 1, stream));
   CUDA_OK(cudaMemsetAsync(L.segment_counts + L.buckets, 0, sizeof(uint32_t), stream));
+  CUDA_OK(cudaMemsetAsync(L.most_segments, 0, sizeof(uint32_t), stream));
+  static_assert(kThreads % 32 == 0, "bucket_bounds_kernel takes whole warps");
   bucket_bounds_kernel<<<blocks_for(L.buckets, kThreads), kThreads, 0, stream>>>(
-      L.bucket_sizes, L.bucket_starts, L.set_pairs, L.buckets_per_set, L.buckets, L.bucket_ends, L.segment_counts);
+      L.bucket_sizes, L.bucket_starts, L.set_pairs, L.buckets_per_set, L.buckets, L.bucket_ends, L.segment_counts,
+      L.most_segments);
   CUDA_LAUNCH_OK();
   scan_bytes = L.scan_temp_bytes;
   CUDA_OK(cub::DeviceScan::ExclusiveSum(L.scan_temp, scan_bytes, L.segment_counts, L.segment_starts, L.buckets + 1, stream));

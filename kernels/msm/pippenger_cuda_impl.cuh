@@ -48,7 +48,7 @@ struct MsmShape {
   uint32_t buckets_per_set, ranges_per_set;
   uint32_t range_sums_per_block;  // range sums each block of the reduction's first tree level adds
   size_t buckets, pairs, chunks, max_segments;
-  int fold_levels;  // fold passes until no bucket has more than one segment
+  int most_fold_passes;  // fold passes where one bucket has a segment in every chunk (the most)
 
   MsmShape(size_t n_, int c_, DigitLayout layout) : n(n_), c(c_) {
     windows = GpuMsmPolicy::windows(c);
@@ -63,10 +63,7 @@ struct MsmShape {
     range_sums_per_block = std::min<uint32_t>(ranges_per_set, 256);
     chunks = (pairs + GpuMsmPolicy::chunk_points - 1) / GpuMsmPolicy::chunk_points;
     max_segments = chunks + buckets;  // a bucket's segments: the chunks it touches
-    fold_levels = 0;
-    for (size_t most = (set_pairs + GpuMsmPolicy::chunk_points - 1) / GpuMsmPolicy::chunk_points + 1; most > 1;
-         most = (most + GpuMsmPolicy::fold_factor - 1) / GpuMsmPolicy::fold_factor)
-      ++fold_levels;
+    most_fold_passes = GpuMsmPolicy::fold_passes((set_pairs + GpuMsmPolicy::chunk_points - 1) / GpuMsmPolicy::chunk_points + 1);
   }
 };
 
@@ -97,7 +94,7 @@ struct BucketLayout : MsmShape {
     fold_starts[1] = carve.take<uint32_t>(buckets + 1);
     segment_xyzz = carve.take<ec::xyzz_t<Curve>>(max_segments);
     segment_sums = carve.take<Point>(max_segments);
-    folded_sums = carve.take<Point>(fold_levels ? max_segments : 0);
+    folded_sums = carve.take<Point>(most_fold_passes ? max_segments : 0);
     range_sums = carve.take<Point>(size_t(sets) * ranges_per_set);
     range_block_sums = carve.take<Point>(size_t(sets) * (ranges_per_set / range_sums_per_block));
     set_sums = carve.take<Point>(sets);
@@ -208,7 +205,8 @@ __global__ void fold_sums_kernel(const ec::jacobian_t<Curve>* sums, const uint32
   folded_sums[segment] = acc;
 }
 
-// 4a. One thread per range of buckets [lo, hi) of a bucket set: bucket b (0-based) weighs b + 1.
+// 4a. One thread per range of buckets [lo, hi) of a bucket set: bucket b (0-based) weighs b + 1;
+// a bucket's segment sums (at most GpuMsmPolicy::reduce_segments) are added in turn.
 template <class Curve>
 __global__ void reduce_ranges_kernel(const ec::jacobian_t<Curve>* segment_sums, const uint32_t* segment_starts,
                                      int sets, uint32_t buckets_per_set, uint32_t ranges_per_set,
@@ -422,12 +420,16 @@ typename CudaMsm<Curve>::Point CudaMsm<Curve>::bucket_steps(const Bases& bases, 
   segment_xyzz_to_jacobian_kernel<Curve><<<blocks_for(L.max_segments, kThreads), kThreads, 0, stream>>>(
       L.segment_xyzz, digits.segment_starts + L.buckets, L.segment_sums);
   CUDA_LAUNCH_OK();
+  uint32_t most_segments = 0;  // as the digits found them: the accumulation is queued before the wait
+  CUDA_OK(cudaMemcpyAsync(&most_segments, digits.most_segments, sizeof most_segments, cudaMemcpyDeviceToHost, stream));
+  CUDA_OK(cudaStreamSynchronize(stream));
+  const int fold_passes = GpuMsmPolicy::fold_passes(most_segments);
   Point *sums = L.segment_sums, *folded_sums = L.folded_sums;
   const uint32_t* starts = digits.segment_starts;
   size_t max_sums = L.max_segments;
-  if (L.fold_levels) CUDA_OK(cudaMemsetAsync(L.fold_counts + L.buckets, 0, sizeof(uint32_t), stream));
-  for (int level = 0; level < L.fold_levels; ++level) {
-    uint32_t* folded_starts = L.fold_starts[level % 2];
+  if (fold_passes) CUDA_OK(cudaMemsetAsync(L.fold_counts + L.buckets, 0, sizeof(uint32_t), stream));
+  for (int pass = 0; pass < fold_passes; ++pass) {
+    uint32_t* folded_starts = L.fold_starts[pass % 2];
     fold_counts_kernel<<<blocks_for(L.buckets, kThreads), kThreads, 0, stream>>>(starts, L.buckets, L.fold_counts);
     CUDA_LAUNCH_OK();
     size_t scan_bytes = L.scan_temp_bytes;
