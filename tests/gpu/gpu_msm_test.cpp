@@ -269,6 +269,9 @@ TYPED_TEST(GpuMsm, ZeroOneHeavyScalars) {
   for (size_t n : {1, 100, 4999}) this->check_msm(this->bases_, {}, zero_one_heavy_scalars(n, rng), "0/1-heavy");
 }
 
+// 2^17 + 1 points: random scalars (a bucket's pairs in one or two chunks: no fold pass), 0/1-heavy
+// ones (bucket 1 of the first window ~360 segment sums: two passes) and one scalar repeated
+// (each window's pairs in one bucket, about 1,025 segment sums: three passes).
 TEST(GpuMsmLarge, G1AtTwoToTheSeventeenPlusOne) {
   SKIP_WITHOUT_CUDA_DEVICE();
   const uint64_t seed = test::fresh_seed();
@@ -276,15 +279,20 @@ TEST(GpuMsmLarge, G1AtTwoToTheSeventeenPlusOne) {
   Rng rng(seed);
   const size_t n = (size_t{1} << 17) + 1;
   auto bases = sample_points<G1Curve>(n, bls12_381::g1_generator(), seed);
-  std::vector<Fr> scalars(n);
-  for (auto& x : scalars) x = rng.field<Fr>();
+  std::vector<Fr> random(n);
+  for (auto& x : random) x = rng.field<Fr>();
+  const std::vector<Fr> repeated(n, rng.field<Fr>());
   cuda::CudaStream stream;
   cuda::DeviceBuffer<bls12_381::G1Affine> d_bases(n);
   cuda::DeviceBuffer<Fr> d_scalars(n);
   d_bases.upload(bases, stream.get());
-  d_scalars.upload(scalars, stream.get());
   CudaMsm<G1Curve> gpu;
-  EXPECT_TRUE(gpu.msm(d_bases.get(), nullptr, d_scalars.get(), n, stream.get()) == msm::msm<G1Curve>(bases, scalars));
+  for (const auto& [name, scalars] : {std::pair{"random", random}, std::pair{"0/1-heavy", zero_one_heavy_scalars(n, rng)},
+                                      std::pair{"one scalar repeated", repeated}}) {
+    SCOPED_TRACE(name);
+    d_scalars.upload(scalars, stream.get());
+    EXPECT_TRUE(gpu.msm(d_bases.get(), nullptr, d_scalars.get(), n, stream.get()) == msm::msm<G1Curve>(bases, scalars));
+  }
 }
 
 }  // namespace
