@@ -2,10 +2,11 @@
 // (median of --repeats runs after --warmup runs, inputs device-resident; an MSM's time runs until
 // its result is on the host, as a caller sees it), prints the NTT's fraction of the device-memory
 // floor (one read and one write of the data at the measured device-to-device copy bandwidth),
-// optionally times MSMs over fixed-base tables (--fixed-base: the table built once, its build
-// timed apart), sweeps MSM window widths (--sweep-windows) to choose GpuMsmPolicy, and times the
-// field products alone (--products: chains of products and of squares in a full grid). Prints a
-// table and writes CSV rows to --csv.
+// times its inverse, coset and quotient-chain paths beside it, optionally times MSMs over
+// fixed-base tables (--fixed-base: the table built once, its build timed apart), sweeps MSM
+// window widths (--sweep-windows) to choose GpuMsmPolicy, and times the field products alone
+// (--products: chains of products and of squares in a full grid). Prints a table and writes CSV
+// rows to --csv.
 #include <algorithm>
 #include <bit>
 #include <cstdio>
@@ -135,6 +136,27 @@ double median_ms_row(const Options& o, cudaStream_t stream, FILE* csv, const std
   return ms;
 }
 
+// The NTT at 2^lg forward, inverse and on a coset, and the prover's quotient chain (for each of
+// a, b, c an iNTT and a coset NTT, then a b - c) as one figure, from `source`'s values; prints a
+// line, writes CSV rows, returns the forward NTT's median.
+double time_ntt_paths(const Options& o, ntt::CudaNtt& gpu_ntt, const Fr* source, Fr* data, Fr* abc, int lg,
+                      cudaStream_t stream, FILE* csv) {
+  const ntt::Domain domain(lg);
+  const size_t n = domain.n;
+  for (Fr* v : {data, abc, abc + n, abc + 2 * n})
+    CUDA_OK(cudaMemcpyAsync(v, source, n * sizeof(Fr), cudaMemcpyDeviceToDevice, stream));
+  const Fr shift = Fr::from_u64(7);
+  const double forward = median_ms_row(o, stream, csv, "ntt", lg, 0, [&] { gpu_ntt.ntt(data, domain, stream); });
+  const double inverse = median_ms_row(o, stream, csv, "intt", lg, 0, [&] { gpu_ntt.intt(data, domain, stream); });
+  const double coset = median_ms_row(o, stream, csv, "coset_ntt", lg, 0, [&] { gpu_ntt.coset_ntt(data, domain, shift, stream); });
+  const double quotient = median_ms_row(o, stream, csv, "quotient", lg, 0, [&] {
+    gpu_ntt.quotient_evaluations(abc, abc + n, abc + 2 * n, domain, stream);
+  });
+  std::printf("  NTT 2^%d: forward %.3f ms, inverse %.3f, coset %.3f; the quotient's chain %.3f (%.2f forward NTTs)\n",
+              lg, forward, inverse, coset, quotient, quotient / forward);
+  return forward;
+}
+
 // MSMs over a fixed-base table of the first 2^lg_max bases (built once at the policy's window,
 // its build timed apart), then, at each --sweep-windows size, tables of other widths.
 template <class Curve>
@@ -243,12 +265,10 @@ int main(int argc, char** argv) {
     std::vector<double> ntt_ms(31, 0.0), ntt_floor(31, 0.0);
     ntt::CudaNtt gpu_ntt;
     std::printf("NTT workspace at 2^%d: %.2f GiB\n", o.ntt_max, ntt::CudaNtt::workspace_bytes(o.ntt_max) / double(1 << 30));
+    cuda::DeviceBuffer<Fr> d_abc(3 * (size_t{1} << o.ntt_max));
     for (int lg = o.ntt_min; lg <= o.ntt_max; ++lg) {
-      ntt::Domain domain(lg);
-      CUDA_OK(cudaMemcpyAsync(d_ntt.get(), d_scalars.get(), domain.n * sizeof(Fr), cudaMemcpyDeviceToDevice, stream.get()));
-      ntt_ms[lg] = median_ms(o, stream.get(), [&] { gpu_ntt.ntt(d_ntt.get(), domain, stream.get()); });
-      ntt_floor[lg] = 2.0 * domain.n * sizeof(Fr) / (gbps * 1e6);
-      std::fprintf(csv, "ntt,%d,0,%.4f\n", lg, ntt_ms[lg]);
+      ntt_ms[lg] = time_ntt_paths(o, gpu_ntt, d_scalars.get(), d_ntt.get(), d_abc.get(), lg, stream.get(), csv);
+      ntt_floor[lg] = 2.0 * (size_t{1} << lg) * sizeof(Fr) / (gbps * 1e6);
     }
     auto g1 = time_msms<bls12_381::G1Curve>(o, o.msm_min, o.msm_max, bls12_381::g1_generator(), d_scalars,
                                             stream.get(), csv, "g1");
