@@ -89,9 +89,9 @@ struct GpuMsmPolicy {
   static constexpr int max_window_bits = 22;
   // Sorted pairs each accumulating thread adds (its chunk of the bucket sets' lists end to end).
   static constexpr uint32_t chunk_points = 128;
-  // Segment sums of one bucket folded into one per thread and pass (see fold_sums_kernel), in
-  // as many passes as leave no bucket more than reduce_segments where the most any bucket has is
-  // most_segments; the reduction adds those in turn.
+  // Each fold pass turns up to fold_factor segment sums of a bucket into one (fold_sums_kernel).
+  // fold_passes(most): the passes that bring a bucket of `most` segment sums down to at most
+  // reduce_segments, which the range reduction then adds in turn.
   static constexpr uint32_t fold_factor = 16;
   static constexpr uint32_t reduce_segments = 4;
   static constexpr int fold_passes(size_t most_segments) {
