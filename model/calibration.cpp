@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 #include <libfccp/csv.h>
 
+#include "engine/util/json_number.hpp"
 #include "gpu_kernels.hpp"
 #include "sidecar_facts.hpp"
 #include "trace/sidecar.hpp"
@@ -306,7 +307,7 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
         synth_s_per_mconstraint.push_back(span.duration_s() / (double(span.items) / 1e6));
         synth_inverse_cores.push_back(mean_inverse_cores(synth_spans, span, core_share,
                                                          sidecar.machine.cores.value_or(1),
-                                                         sidecar.settings.value("synthesis_threads", std::uint32_t{1})));
+                                                         zk::json_number_or(sidecar.settings, "settings", "synthesis_threads", std::uint32_t{1})));
       } else if (span.phase == trace::Phase::h2d && span.items > 0 && span.bytes > 0 && span.duration_s() > 0) {
         // a/b/c copies only: a span without items carries key points or witness scalars
         const bool pinned = *staging == policy::Staging::pinned;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "compare.hpp"
+#include "engine/util/json_number.hpp"
 #include "report.hpp"
 #include "trace/summary.hpp"
 
@@ -210,7 +211,8 @@ std::optional<MeasuredPoint> heatmap_point(const std::string& name, const trace:
   if (settings.value("staging", std::string()) != "pinned" || !settings.contains("synthesis_threads") ||
       !settings.contains("pool_slabs"))
     return std::nullopt;
-  return MeasuredPoint{name, settings.at("synthesis_threads").get<long>(), settings.at("pool_slabs").get<long>(),
+  return MeasuredPoint{name, zk::json_number<long>(settings.at("synthesis_threads"), "settings.synthesis_threads"),
+                       zk::json_number<long>(settings.at("pool_slabs"), "settings.pool_slabs"),
                        trace::summarize(spans).gpu_utilization};
 }
 

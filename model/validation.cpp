@@ -16,6 +16,7 @@
 
 #include "calibration.hpp"
 #include "engine/util/atomic_file.hpp"
+#include "engine/util/json_number.hpp"
 #include "child_process.hpp"
 #include "scenario.hpp"
 #include "sidecar_facts.hpp"
@@ -129,7 +130,7 @@ std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::
   for (const fs::path& file : calibration_files) includes.push_back(file.string());
   toml::table hardware{{"cores", std::int64_t(required(machine.cores, "machine.cores", run))},
                        {"pcie_h2d_gbps", required(machine.pcie_h2d_gbps, "machine.pcie_h2d_gbps", run)},
-                       {"gpus", settings.value("gpus", std::int64_t{1})}};
+                       {"gpus", zk::json_number_or(settings, "settings", "gpus", std::int64_t{1})}};
   toml::table workload{
       {"partitions", std::int64_t(job.partitions)},
       {"constraints_per_partition", std::int64_t(shape->constraints)},

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/util/json_number.hpp"
 #include "engine/util/machine.hpp"
 
 namespace zkpipe::policy {
@@ -118,23 +119,28 @@ Enum enum_at(const nlohmann::json& json, const char* key, Enum fallback, const z
                                           zk::joined_names(names, ", ", "\"")));
 }
 
+template <typename T>
+T number_or(const nlohmann::json& json, const char* key, T fallback) {
+  return zk::json_number_or(json, "settings", key, fallback);
+}
+
 }  // namespace
 
 void from_json(const nlohmann::json& json, JobSettings& s) {
   const JobSettings defaults;
-  s.synthesis_threads = json.value("synthesis_threads", defaults.synthesis_threads);
-  s.partitions_in_flight = json.value("partitions_in_flight", defaults.partitions_in_flight);
+  s.synthesis_threads = number_or(json, "synthesis_threads", defaults.synthesis_threads);
+  s.partitions_in_flight = number_or(json, "partitions_in_flight", defaults.partitions_in_flight);
   s.staging = json.contains("staging") ? std::optional(enum_at(json, "staging", Staging::pinned, staging_names))
                                        : std::nullopt;
-  s.pool_slabs = json.value("pool_slabs", defaults.pool_slabs);
+  s.pool_slabs = number_or(json, "pool_slabs", defaults.pool_slabs);
   s.pool_layout = enum_at(json, "pool_layout", defaults.pool_layout, pool_layout_names);
-  s.host_budget_bytes = json.value("host_budget_bytes", defaults.host_budget_bytes);
-  s.device_budget_bytes = json.value("device_budget_bytes", defaults.device_budget_bytes);
-  s.workers_per_gpu = json.value("workers_per_gpu", defaults.workers_per_gpu);
+  s.host_budget_bytes = number_or(json, "host_budget_bytes", defaults.host_budget_bytes);
+  s.device_budget_bytes = number_or(json, "device_budget_bytes", defaults.device_budget_bytes);
+  s.workers_per_gpu = number_or(json, "workers_per_gpu", defaults.workers_per_gpu);
   s.srs_residency = enum_at(json, "srs_residency", defaults.srs_residency, srs_residency_names);
   // A sidecar that names no setting predates the tables: its run built none.
   s.fixed_bases = enum_at(json, "fixed_bases", FixedBaseTables::off, fixed_base_tables_names);
-  s.retry_limit = json.value("retry_limit", defaults.retry_limit);
+  s.retry_limit = number_or(json, "retry_limit", defaults.retry_limit);
 }
 
 void to_json(nlohmann::json& json, const DeviceFootprint& f) {
@@ -146,10 +152,10 @@ void to_json(nlohmann::json& json, const DeviceFootprint& f) {
 }
 
 void from_json(const nlohmann::json& json, DeviceFootprint& f) {
-  f.key_bytes = json.value("key_bytes", std::uint64_t{0});
-  f.shared_bytes = json.value("shared_bytes", std::uint64_t{0});
-  f.worker_bytes = json.value("worker_bytes", std::uint64_t{0});
-  f.streaming_bytes = json.value("streaming_bytes", std::uint64_t{0});
+  f.key_bytes = zk::json_number_or(json, "settings.device_footprint", "key_bytes", std::uint64_t{0});
+  f.shared_bytes = zk::json_number_or(json, "settings.device_footprint", "shared_bytes", std::uint64_t{0});
+  f.worker_bytes = zk::json_number_or(json, "settings.device_footprint", "worker_bytes", std::uint64_t{0});
+  f.streaming_bytes = zk::json_number_or(json, "settings.device_footprint", "streaming_bytes", std::uint64_t{0});
   f.fixed_bases = json.value("fixed_bases", std::vector<FixedBaseOption>{});
 }
 
@@ -165,10 +171,10 @@ void to_json(nlohmann::json& json, const FixedBaseOption& o) {
 
 void from_json(const nlohmann::json& json, FixedBaseOption& o) {
   o.array = enum_at(json, "array", KeyArray::a, key_array_names);
-  o.table_bytes = json.value("table_bytes", std::uint64_t{0});
-  o.workspace_bytes = json.value("workspace_bytes", std::uint64_t{0});
-  o.build_s = json.value("build_s", 0.0);
-  o.saving_s = json.value("saving_s", 0.0);
+  o.table_bytes = zk::json_number_or(json, "settings.device_footprint.fixed_bases", "table_bytes", std::uint64_t{0});
+  o.workspace_bytes = zk::json_number_or(json, "settings.device_footprint.fixed_bases", "workspace_bytes", std::uint64_t{0});
+  o.build_s = zk::json_number_or(json, "settings.device_footprint.fixed_bases", "build_s", 0.0);
+  o.saving_s = zk::json_number_or(json, "settings.device_footprint.fixed_bases", "saving_s", 0.0);
 }
 
 }  // namespace zkpipe::policy

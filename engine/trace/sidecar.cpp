@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "engine/util/atomic_file.hpp"
+#include "engine/util/json_number.hpp"
 #include "trace_csv.hpp"
 
 namespace zkpipe::trace {
@@ -59,10 +60,18 @@ struct FactReader {
   }
   template <typename T>
   T get(const char* key) const {
-    try {
-      return json.at(key).get<T>();
-    } catch (const nlohmann::json::exception& error) {
-      throw TraceError(fmt::format("{}.{}: {}", section, key, error.what()));
+    if constexpr (std::is_arithmetic_v<T>) {
+      try {
+        return zk::json_number<T>(json.at(key), fmt::format("{}.{}", section, key));
+      } catch (const std::invalid_argument& error) {
+        throw TraceError(error.what());
+      }
+    } else {
+      try {
+        return json.at(key).get<T>();
+      } catch (const nlohmann::json::exception& error) {
+        throw TraceError(fmt::format("{}.{}: {}", section, key, error.what()));
+      }
     }
   }
 };

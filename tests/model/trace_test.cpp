@@ -222,5 +222,32 @@ TEST(TraceSidecar, AMissingOrMistypedFactIsAnErrorNamingTheFileAndKey) {
   EXPECT_NE(message.find("machine.cores"), std::string::npos) << message;
 }
 
+// A count holds an integer in its type's range: a fraction, a float past every integer, a negative
+// count or one past 32 bits is an error naming the key and the value, never a wrapped count.
+TEST(TraceSidecar, ACountOutsideItsTypeIsAnErrorNamingTheKeyAndValue) {
+  model::testing::ScratchDirectory scratch;
+  const auto path = scratch.path() / "trace.json";
+  Sidecar sidecar;
+  sidecar.scenario = {.job = "dense", .partitions = 8};
+  for (const nlohmann::json& partitions :
+       {nlohmann::json(2.5), nlohmann::json(5.35556e+67), nlohmann::json(-1), nlohmann::json(5'000'000'000)}) {
+    nlohmann::json json = to_json(sidecar);
+    json["scenario"]["partitions"] = partitions;
+    std::ofstream(path) << json.dump();
+    try {
+      read_sidecar(path);
+      ADD_FAILURE() << "partitions " << partitions.dump() << " was read";
+    } catch (const TraceError& error) {
+      const std::string message = error.what();
+      EXPECT_NE(message.find("scenario.partitions"), std::string::npos) << message;
+      EXPECT_NE(message.find(partitions.dump()), std::string::npos) << message;
+    }
+  }
+  nlohmann::json json = to_json(sidecar);
+  json["scenario"]["partitions"] = std::numeric_limits<std::uint32_t>::max();
+  std::ofstream(path) << json.dump();
+  EXPECT_EQ(read_sidecar(path).scenario.partitions, std::numeric_limits<std::uint32_t>::max());
+}
+
 }  // namespace
 }  // namespace zkpipe::trace

@@ -136,6 +136,9 @@ TEST(JobSettings, TheSidecarsJsonReadsBackAndOldSidecarsReadAsDefaults) {
   EXPECT_EQ(old.retry_limit, 2u);
   EXPECT_EQ(old.device_budget_bytes, 0u);
   EXPECT_THROW(nlohmann::json::parse(R"({"staging": "paged"})").get<JobSettings>(), std::invalid_argument);
+  for (const char* count : {R"({"pool_slabs": 1e30})", R"({"pool_slabs": -1})", R"({"retry_limit": 4294967296})",
+                            R"({"host_budget_bytes": 1.5})"})
+    EXPECT_THROW(nlohmann::json::parse(count).get<JobSettings>(), std::invalid_argument) << count;
 
   EXPECT_EQ(old.fixed_bases, FixedBaseTables::off);
 
