@@ -24,6 +24,7 @@
 #include "engine/util/machine.hpp"
 #include "kernels/util/parallel.hpp"
 #include "tools/resume.hpp"
+#include "tools/whole_number_options.hpp"
 #ifdef ZKPIPE_HAVE_MODEL_COMMANDS
 #include "tools/model_commands.hpp"
 using zkpipe::tools::add_model_commands;
@@ -403,6 +404,7 @@ int main(int argc, char** argv) {
 #ifdef ZKPIPE_HAVE_SOAK_COMMAND
   add_soak_command(app);
 #endif
+  zkpipe::tools::read_whole_numbers_as_decimal(app);
   app.parse_complete_callback([&] { set_worker_threads(threads); });
 
   try {

@@ -39,6 +39,30 @@ expect_error "proofs to the missing folder" prove --key "$work/k/proving.key" --
 fixtures=$(dirname "$0")/../circom/fixtures
 expect_error "one witness named N times" prove --zkey "$fixtures/tiny.zkey" --wtns "$fixtures/tiny.wtns" --partitions 2 --out-dir "$work/o"
 
+# A whole number is read in decimal, as written: a sign on a count, size or seed, or a number past
+# 64 bits, is refused by the command line (its exit status and a message naming the option).
+expect_refused() {
+  local what=$1 option=$2; shift 2
+  local err status
+  err=$(timeout 60 "$zkpipe" "$@" 2>&1 >/dev/null); status=$?
+  if [ "$status" -eq 0 ] || [ "$status" -ge 128 ] || ! grep -q -- "^$option: " <<<"$err"; then
+    echo "FAIL: $what: status $status, stderr: $err"; failures=$((failures + 1))
+  else
+    echo "ok: $what -> $(head -1 <<<"$err")"
+  fi
+}
+expect_refused "negative budget" --budget prove --key "$work/k/proving.key" --budget=-5
+expect_refused "negative size with a unit" --budget prove --key "$work/k/proving.key" --budget=-1GiB
+expect_refused "budget past 64 bits" --budget prove --key "$work/k/proving.key" --budget 18446744073709551616
+expect_refused "negative seed" --witness-seed prove --key "$work/k/proving.key" --witness-seed=-1
+expect_refused "negative constraint count" --constraints setup --circuit dense --constraints=-5 --out-dir "$work/x"
+out=$("$zkpipe" prove --key "$work/k/proving.key" --partitions 010 --budget 01GiB 2>&1)
+if grep -q "^engine: 10 partition(s)" <<<"$out" && grep -q "host budget 1.0 GiB" <<<"$out"; then
+  echo "ok: leading zeros are decimal (--partitions 010 is ten)"
+else
+  echo "FAIL: --partitions 010 --budget 01GiB: $out"; failures=$((failures + 1))
+fi
+
 # A valid proof with a changed public input is rejected (exit 1, "INVALID"), not an error.
 sed '0,/"[0-9]*"/s//"5"/' "$work/public.json" > "$work/public_bad.json"
 out=$("$zkpipe" verify --vk "$work/k/verification_key.json" --proof "$work/proof.json" --public "$work/public_bad.json"); status=$?
