@@ -8,8 +8,8 @@
 #                                                  (default 1); exit 1 on any finding
 #
 # Targets: wtns r1cs zkey (circom), proving_key, proof_json public_json vk_json (snarkjs JSON),
-# trace_csv sidecar (traces), scenario (the model's TOML). Inputs that once crashed a reader lie in
-# regressions/<target>/ and join its corpus on every run.
+# trace_csv sidecar (traces), scenario (the model's TOML), cuzk_log (`zkpipe import cuzk`). Inputs
+# that once crashed a reader lie in regressions/<target>/ and join its corpus on every run.
 # Longer on demand, e.g. an hour per reader on 2 cores: tests/fuzz/fuzz.sh run build-fuzz 3600 2
 # FUZZ_SEED=N fixes libFuzzer's seed (CTest's runs use 1, so that CI is repeatable; 0, the default,
 # draws one). Findings (crash-*, timeout-*, leak-*, oom-*) land in OUT_DIR/findings-<target>/ and replay with
@@ -21,7 +21,7 @@ mode=${1:?usage: fuzz.sh build|run OUT_DIR [SECONDS [JOBS [TARGET...]]]}
 out=${2:?OUT_DIR}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-targets=(wtns r1cs zkey proving_key proof_json public_json vk_json trace_csv sidecar scenario)
+targets=(wtns r1cs zkey proving_key proof_json public_json vk_json trace_csv sidecar scenario cuzk_log)
 
 circom="engine/circom/bin_file.cpp engine/circom/r1cs_file.cpp engine/circom/wtns_file.cpp engine/circom/zkey_file.cpp"
 snarkjs_json="engine/groth16/snarkjs_json.cpp engine/groth16/pairing.cpp engine/util/decimal.cpp engine/util/atomic_file.cpp"
@@ -31,6 +31,7 @@ declare -A sources=(
   [proving_key]="engine/groth16/keys.cpp engine/r1cs/r1cs.cpp engine/util/atomic_file.cpp"
   [proof_json]=$snarkjs_json [public_json]=$snarkjs_json [vk_json]=$snarkjs_json
   [trace_csv]=$trace [sidecar]=$trace
+  [cuzk_log]="model/cuzk_import.cpp model/cuzk_log.cpp engine/trace/perfetto.cpp $trace"
   [scenario]="model/scenario.cpp engine/trace/trace.cpp engine/policy/scheduling_policy.cpp engine/policy/device_memory.cpp engine/policy/job_settings.cpp engine/faults/fault_injector.cpp"
 )
 traces=scenarios/calibration/traces/staging-h200-20261129T1620/poseidon-merkle/synth
@@ -43,6 +44,7 @@ declare -A seeds=(
   # version 2 and version 1 (no attempt, worker) traces
   [trace_csv]="$traces/trace.csv scenarios/calibration/traces/staging-h200-20261129T1020/dense/pageable/trace.csv"
   [sidecar]=$traces/trace.json
+  [cuzk_log]="tests/model/fixtures/cuzk/stderr.log tests/model/fixtures/cuzk/merged.log"
   [scenario]="scenarios/seed-pageable-vs-pinned.toml scenarios/h200-pool-sizing.toml scenarios/calibration/h200-h2d.toml
               scenarios/calibration/traces/sweep-h200-20261201/calibration-poseidon-merkle-4181100.toml"
 )
