@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # device_run.sh — one pass on a GPU machine: the GPU tests, the kernel benchmarks, and a whole
-# 2^20-constraint proof on the CPU and CUDA backends (setup timed too), logs under $1.
+# 2^20-constraint proof on the CPU and CUDA backends (setup timed too), logs under $1. Two more
+# steps on request: `sppark`, sppark's NTT and MSMs beside the kernel benchmarks, timed by a driver
+# built outside the repository (its path in $SPPARK_BENCH; neither the driver nor a script that
+# builds it is committed; skipped where none was carried), and `prover24`, the GPU stage alone of
+# 8 partitions of each built-in circuit at 2^24 over fixed-base tables, traced (about 4 minutes).
 # Expects the binaries in $BIN (default .device/bin) and their shared libraries in .device/lib.
-# Usage: kernels/bench/device_run.sh OUT_DIR [tests] [bench] [proof]   (default: all three)
+# Usage: kernels/bench/device_run.sh OUT_DIR [tests] [bench] [proof] [sppark] [prover24]
+#        (default: tests bench proof)
 set -uo pipefail
 out=${1:?usage: device_run.sh OUT_DIR [tests] [bench] [proof]}
 shift
@@ -14,12 +19,37 @@ nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm,clocks.mem,powe
 nproc | tee -a "$out/device.txt"
 
 if [[ $steps == *tests* ]]; then
-  for t in gpu_ntt_tests gpu_msm_tests gpu_prover_tests; do
-    timeout ${TEST_TIMEOUT:-300} "$bin/$t" 2>&1 | grep -v "^\[ RUN      \]" | tee -a "$out/gpu_tests.log"
+  # Every GPU suite; the fault suite's tests each in a process of their own, as CTest runs them
+  # (a sticky CUDA error ends its process's context).
+  for t in "$bin"/gpu_*_tests; do
+    if [[ $t == *fault* ]]; then
+      for test in $("$t" --gtest_list_tests | awk '/^[^ ]/{suite=$1} /^  /{print suite $1}'); do
+        timeout ${TEST_TIMEOUT:-300} "$t" --gtest_filter="$test" 2>&1 | grep -E "^\[  (     OK|FAILED|  PASSED|  SKIPPED) \]" | tee -a "$out/gpu_tests.log"
+      done
+    else
+      timeout ${TEST_TIMEOUT:-300} "$t" 2>&1 | grep -v "^\[ RUN      \]" | tee -a "$out/gpu_tests.log"
+    fi
   done
 fi
 if [[ $steps == *bench* ]]; then
   timeout ${BENCH_TIMEOUT:-300} "$bin/bench_kernels" ${BENCH_ARGS:-} --csv "$out/bench.csv" 2>&1 | tee "$out/bench.log"
+fi
+if [[ $steps == *sppark* ]]; then
+  if [ -x "${SPPARK_BENCH:-}" ]; then
+    # the sizes and the median rule of BENCH_ARGS, e.g. --ntt 20:24 --msm 20:24 --g2-max 24 --repeats 5
+    timeout ${BENCH_TIMEOUT:-300} "$SPPARK_BENCH" ${SPPARK_ARGS:-} --csv "$out/sppark.csv" 2>&1 | tee "$out/sppark.log"
+  else
+    echo "sppark: no driver carried (SPPARK_BENCH unset or not executable): skipped" | tee "$out/sppark.log"
+  fi
+fi
+if [[ $steps == *prover24* ]]; then
+  for circuit in poseidon-merkle dense; do
+    keys=/tmp/zkpipe-keys-2e24-$circuit
+    "$bin/zkpipe" setup --circuit $circuit --constraints 16773120 --backend cuda --out-dir $keys 2>&1 | tee "$out/setup-$circuit.log"
+    "$bin/zkpipe" prove --key $keys/proving.key --backend cuda --stage-alone gpu --workers 2 --synthesis-threads 2 \
+      --pool-slabs 6 --partitions 8 --fixed-bases on --trace-dir "$out/prover24-$circuit" 2>&1 | tee "$out/prover24-$circuit.log"
+    rm -rf $keys
+  done
 fi
 if [[ $steps == *proof* ]]; then
   keys=/tmp/zkpipe-keys-2e20
