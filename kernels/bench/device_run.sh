@@ -24,7 +24,7 @@ if [[ $steps == *tests* ]]; then
   for t in "$bin"/gpu_*_tests; do
     if [[ $t == *fault* ]]; then
       for test in $("$t" --gtest_list_tests | awk '/^[^ ]/{suite=$1} /^  /{print suite $1}'); do
-        timeout ${TEST_TIMEOUT:-300} "$t" --gtest_filter="$test" 2>&1 | grep -E "^\[  (     OK|FAILED|  PASSED|  SKIPPED) \]" | tee -a "$out/gpu_tests.log"
+        timeout ${TEST_TIMEOUT:-300} "$t" --gtest_filter="$test" 2>&1 | grep -E "^\[ *(OK|FAILED|PASSED|SKIPPED) *\]" | tee -a "$out/gpu_tests.log"
       done
     else
       timeout ${TEST_TIMEOUT:-300} "$t" 2>&1 | grep -v "^\[ RUN      \]" | tee -a "$out/gpu_tests.log"
