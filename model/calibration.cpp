@@ -255,193 +255,227 @@ CalibrationFit fit_h2d_benchmark(const std::vector<H2dBenchmarkRow>& rows, std::
   return fit;
 }
 
-CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
-  std::map<trace::Phase, std::pair<std::vector<double>, std::vector<double>>> phase_points;
+namespace {
+
+// What the traces say of each cost the model asks for, before any fit.
+struct TraceEvidence {
+  using Points = std::pair<std::vector<double>, std::vector<double>>;  // (x, y)
+  std::map<trace::Phase, Points> phase_points;                         // (million items, seconds)
   std::map<trace::Phase, std::vector<StreamedKernel>> streamed;  // kernels over a streamed key, with their chunks
   std::map<trace::Phase, std::size_t> untraced_streams;          // ... and without: left out
-  std::vector<double> synth_extra_threads, synth_s_per_mconstraint, assemble_s, verify_s, section_idle_s, split_s;
+  std::vector<double> synth_extra_threads, synth_s_per_mconstraint;
   std::vector<double> synth_inverse_cores;  // per synthesis span: the mean of 1 / its cores
+  std::map<bool, Points> h2d_points;        // pinned? -> (synthesizing threads, s/GB above the link)
+  std::vector<double> assemble_s, verify_s, section_idle_s, split_s;
   AssemblyEvidence assembly;
-  std::map<bool, std::pair<std::vector<double>, std::vector<double>>> h2d_points;  // pinned? -> (t, s/GB)
-  for (const std::filesystem::path& path : traces) {
-    trace::Trace spans = trace::read_csv_file(path);
-    std::ranges::stable_sort(spans, {}, &trace::Span::start_s);  // time factors in the order syntheses started
-    const std::filesystem::path sidecar_path = trace::sidecar_path_for(path);
-    if (!std::filesystem::exists(sidecar_path))
-      throw std::runtime_error(fmt::format("{}: no sidecar {} stating staging and PCIe rate; write it next to the trace",
-                                           path.string(), sidecar_path.string()));
-    const trace::Sidecar sidecar = trace::read_sidecar(sidecar_path);
-    const auto staging = policy::parse_staging(sidecar.settings.value("staging", std::string()));
-    const double link_gbps = sidecar.machine.pcie_h2d_gbps.value_or(0.0);
-    if (!staging || link_gbps <= 0)
-      throw std::runtime_error(fmt::format("{}: needs settings.staging (pinned|pageable) and machine.pcie_h2d_gbps",
-                                           sidecar_path.string()));
-    const SynthesisCoreShare core_share = synthesis_core_share_of(sidecar);
-    const bool streams_key = zk::value_of(policy::srs_residency_names, sidecar.settings.value("srs_residency", std::string())) ==
-                             policy::SrsResidency::pinned_host;
-    const auto copies = itemless_copies(spans);
-    for (double idle_s : compute_section_idle_s(spans)) section_idle_s.push_back(idle_s);
-    for (double gap_s : witness_split_s(spans)) split_s.push_back(gap_s);
-    add_assembly_evidence(spans, assembly);
-    std::map<std::string, std::vector<const trace::Span*>> synth_by_run;
-    for (const trace::Span& span : spans)
-      if (span.phase == trace::Phase::synth) synth_by_run[span.run].push_back(&span);
-    for (const trace::Span& span : spans) {
-      const auto& synth_spans = synth_by_run[span.run];
-      if (trace::is_gpu_kernel(span)) {
-        // A kernel over a streamed key copies the key's chunks inside its span; where the trace
-        // has no span of them (traces before 2026-12-03), its copies cannot be told from its work.
-        const auto partition_copies = copies.find({span.run, span.partition});
-        StreamedKernel kernel =
-            streamed_kernel(span, partition_copies == copies.end() ? std::vector<const trace::Span*>{} : partition_copies->second);
-        if (!kernel.copy_s.empty()) {
-          streamed[span.phase].push_back(std::move(kernel));
-        } else if (streams_key && span.phase != trace::Phase::ntt) {
-          ++untraced_streams[span.phase];
-        } else {
-          phase_points[span.phase].first.push_back(double(span.items) / 1e6);
-          phase_points[span.phase].second.push_back(span.duration_s());
-        }
-      } else if (span.phase == trace::Phase::synth && span.items > 0) {
-        synth_extra_threads.push_back(mean_synthesizing(synth_spans, span.start_s, span.end_s) - 1);
-        synth_s_per_mconstraint.push_back(span.duration_s() / (double(span.items) / 1e6));
-        synth_inverse_cores.push_back(mean_inverse_cores(synth_spans, span, core_share,
-                                                         sidecar.machine.cores.value_or(1),
-                                                         zk::json_number_or(sidecar.settings, "settings", "synthesis_threads", std::uint32_t{1})));
-      } else if (span.phase == trace::Phase::h2d && span.items > 0 && span.bytes > 0 && span.duration_s() > 0) {
-        // a/b/c copies only: a span without items carries key points or witness scalars
-        const bool pinned = *staging == policy::Staging::pinned;
-        h2d_points[pinned].first.push_back(mean_synthesizing(synth_spans, span.start_s, span.end_s));
-        h2d_points[pinned].second.push_back(span.duration_s() / (double(span.bytes) / 1e9) - 1 / link_gbps);
-      } else if (span.phase == trace::Phase::assemble) {
-        assemble_s.push_back(span.duration_s());
-      } else if (span.phase == trace::Phase::verify) {
-        verify_s.push_back(span.duration_s());
+};
+
+// The sidecar beside `trace_csv`, which must state the staging and the link's rate.
+trace::Sidecar calibration_sidecar(const std::filesystem::path& trace_csv) {
+  const std::filesystem::path path = trace::sidecar_path_for(trace_csv);
+  if (!std::filesystem::exists(path))
+    throw std::runtime_error(fmt::format("{}: no sidecar {} stating staging and PCIe rate; write it next to the trace",
+                                         trace_csv.string(), path.string()));
+  trace::Sidecar sidecar = trace::read_sidecar(path);
+  if (!policy::parse_staging(sidecar.settings.value("staging", std::string())) ||
+      sidecar.machine.pcie_h2d_gbps.value_or(0.0) <= 0)
+    throw std::runtime_error(
+        fmt::format("{}: needs settings.staging (pinned|pageable) and machine.pcie_h2d_gbps", path.string()));
+  return sidecar;
+}
+
+// Adds one trace's spans to the evidence, each to the cost it measures.
+void gather_evidence(const std::filesystem::path& trace_csv, TraceEvidence& evidence) {
+  trace::Trace spans = trace::read_csv_file(trace_csv);
+  std::ranges::stable_sort(spans, {}, &trace::Span::start_s);  // time factors in the order syntheses started
+  const trace::Sidecar sidecar = calibration_sidecar(trace_csv);
+  const bool pinned = policy::parse_staging(sidecar.settings.value("staging", std::string())) == policy::Staging::pinned;
+  const double link_gbps = *sidecar.machine.pcie_h2d_gbps;
+  const SynthesisCoreShare core_share = synthesis_core_share_of(sidecar);
+  const std::uint32_t cores = sidecar.machine.cores.value_or(1);
+  const auto threads = zk::json_number_or(sidecar.settings, "settings", "synthesis_threads", std::uint32_t{1});
+  const bool streams_key = zk::value_of(policy::srs_residency_names, sidecar.settings.value("srs_residency", std::string())) ==
+                           policy::SrsResidency::pinned_host;
+  const auto copies = itemless_copies(spans);
+  for (double idle_s : compute_section_idle_s(spans)) evidence.section_idle_s.push_back(idle_s);
+  for (double gap_s : witness_split_s(spans)) evidence.split_s.push_back(gap_s);
+  add_assembly_evidence(spans, evidence.assembly);
+  std::map<std::string, std::vector<const trace::Span*>> synth_by_run;
+  for (const trace::Span& span : spans)
+    if (span.phase == trace::Phase::synth) synth_by_run[span.run].push_back(&span);
+  for (const trace::Span& span : spans) {
+    const auto& synth_spans = synth_by_run[span.run];
+    if (trace::is_gpu_kernel(span)) {
+      // A kernel over a streamed key copies the key's chunks inside its span; where the trace
+      // has no span of them (traces before 2026-12-03), its copies cannot be told from its work.
+      const auto partition_copies = copies.find({span.run, span.partition});
+      StreamedKernel kernel =
+          streamed_kernel(span, partition_copies == copies.end() ? std::vector<const trace::Span*>{} : partition_copies->second);
+      if (!kernel.copy_s.empty()) {
+        evidence.streamed[span.phase].push_back(std::move(kernel));
+      } else if (streams_key && span.phase != trace::Phase::ntt) {
+        ++evidence.untraced_streams[span.phase];
+      } else {
+        evidence.phase_points[span.phase].first.push_back(double(span.items) / 1e6);
+        evidence.phase_points[span.phase].second.push_back(span.duration_s());
       }
+    } else if (span.phase == trace::Phase::synth && span.items > 0) {
+      evidence.synth_extra_threads.push_back(mean_synthesizing(synth_spans, span.start_s, span.end_s) - 1);
+      evidence.synth_s_per_mconstraint.push_back(span.duration_s() / (double(span.items) / 1e6));
+      evidence.synth_inverse_cores.push_back(mean_inverse_cores(synth_spans, span, core_share, cores, threads));
+    } else if (span.phase == trace::Phase::h2d && span.items > 0 && span.bytes > 0 && span.duration_s() > 0) {
+      // a/b/c copies only: a span without items carries key points or witness scalars
+      evidence.h2d_points[pinned].first.push_back(mean_synthesizing(synth_spans, span.start_s, span.end_s));
+      evidence.h2d_points[pinned].second.push_back(span.duration_s() / (double(span.bytes) / 1e9) - 1 / link_gbps);
+    } else if (span.phase == trace::Phase::assemble) {
+      evidence.assemble_s.push_back(span.duration_s());
+    } else if (span.phase == trace::Phase::verify) {
+      evidence.verify_s.push_back(span.duration_s());
     }
   }
-  CalibrationFit fit;
-  auto left_out = [&](trace::Phase phase) {
-    const auto untraced = untraced_streams.find(phase);
-    return untraced == untraced_streams.end()
-               ? std::string()
-               : fmt::format(" ({} spans over a streamed key without its chunks' copies left out)", untraced->second);
-  };
-  for (auto& [phase, points] : phase_points) {
-    FitReport report = fit_phase_cost(phase, left_out(phase), std::move(points.first), std::move(points.second));
+}
+
+// " (N spans ... left out)" where the phase had spans over a streamed key without their copies.
+std::string left_out_note(const TraceEvidence& evidence, trace::Phase phase) {
+  const auto untraced = evidence.untraced_streams.find(phase);
+  return untraced == evidence.untraced_streams.end()
+             ? std::string()
+             : fmt::format(" ({} spans over a streamed key without its chunks' copies left out)", untraced->second);
+}
+
+void fit_gpu_phases(TraceEvidence& evidence, CalibrationFit& fit) {
+  for (auto& [phase, points] : evidence.phase_points) {
+    FitReport report =
+        fit_phase_cost(phase, left_out_note(evidence, phase), std::move(points.first), std::move(points.second));
     fit.gpu_phase_cost[phase] = {report.coefficients[0], report.coefficients[1], std::nullopt};
     fit.reports.push_back(std::move(report));
   }
-  // Kernels over a streamed key, run through the model's timeline on their measured copies. Where
-  // the phase was also measured with the key on the device, one per-chunk cost: the one at which
-  // the modelled spans last, in sum, what the measured ones did (a kernel bound by its copies
-  // gains less from it than one bound by its work: the G2 batch addition beside G1's three). Where
-  // not, each span's cost on the device, with its chunks at their default cost, fitted as the
-  // spans measured on the device are.
-  for (const auto& [phase, kernels] : streamed) {
-    const auto on_device = fit.gpu_phase_cost.find(phase);
-    std::vector<double> mitems, seconds;
-    for (const StreamedKernel& kernel : kernels) mitems.push_back(double(kernel.items) / 1e6);
-    if (on_device != fit.gpu_phase_cost.end()) {
-      const PhaseCost& cost = on_device->second;
-      auto modelled_s = [&](const StreamedKernel& kernel, double chunk_s) {
-        return modelled_duration_s(kernel, cost.seconds(kernel.items), chunk_s);
-      };
-      double measured_s = 0;
-      for (const StreamedKernel& kernel : kernels) measured_s += kernel.duration_s;
-      const double chunk_s = std::max(0.0, solve_increasing(  // a chunk never saves time
-          [&](double chunk_s) {
-            double sum = 0;
-            for (const StreamedKernel& kernel : kernels) sum += modelled_s(kernel, chunk_s);
-            return sum;
-          },
-          measured_s, -measured_s, measured_s));
-      FitReport report{fmt::format("gpu_phase_cost.{}.stream_chunk_s (its spans over a streamed key, modelled, "
-                                   "last in sum what they did)", trace::phase_name(phase)),
-                       "mitems", "seconds", {chunk_s}, std::move(mitems), {}, {}, 0};
-      double squares = 0;
-      for (const StreamedKernel& kernel : kernels) {
-        report.y.push_back(kernel.duration_s);
-        report.residuals.push_back(kernel.duration_s - modelled_s(kernel, chunk_s));
-        squares += report.residuals.back() * report.residuals.back();
-      }
-      report.rms_residual = std::sqrt(squares / double(kernels.size()));
-      on_device->second.stream_chunk_s = chunk_s;
-      fit.reports.push_back(std::move(report));
-    } else {
-      for (const StreamedKernel& kernel : kernels)
-        seconds.push_back(solve_increasing(
-            [&](double kernel_s) { return modelled_duration_s(kernel, kernel_s, default_stream_chunk_s(phase)); },
-            kernel.duration_s, 0, kernel.duration_s));
-      FitReport report = fit_phase_cost(
-          phase,
-          fmt::format(" (over a streamed key, its chunks at the default {} s each){}", default_stream_chunk_s(phase),
-                      left_out(phase)),
-          std::move(mitems), std::move(seconds));
-      fit.gpu_phase_cost[phase] = {report.coefficients[0], report.coefficients[1], std::nullopt};
-      fit.reports.push_back(std::move(report));
-    }
+}
+
+// The one per-chunk cost at which kernels over a streamed key, run through the model's timeline
+// on their measured copies with `cost` for their work on the device, last in sum what they did.
+FitReport fit_stream_chunk_s(trace::Phase phase, const std::vector<StreamedKernel>& kernels, PhaseCost& cost) {
+  auto modelled_s = [&](const StreamedKernel& kernel, double chunk_s) {
+    return modelled_duration_s(kernel, cost.seconds(kernel.items), chunk_s);
+  };
+  double measured_s = 0;
+  for (const StreamedKernel& kernel : kernels) measured_s += kernel.duration_s;
+  const double chunk_s = std::max(0.0, solve_increasing(  // a chunk never saves time
+      [&](double chunk_s) {
+        double sum = 0;
+        for (const StreamedKernel& kernel : kernels) sum += modelled_s(kernel, chunk_s);
+        return sum;
+      },
+      measured_s, -measured_s, measured_s));
+  FitReport report{fmt::format("gpu_phase_cost.{}.stream_chunk_s (its spans over a streamed key, modelled, "
+                               "last in sum what they did)", trace::phase_name(phase)),
+                   "mitems", "seconds", {chunk_s}, {}, {}, {}, 0};
+  double squares = 0;
+  for (const StreamedKernel& kernel : kernels) {
+    report.x.push_back(double(kernel.items) / 1e6);
+    report.y.push_back(kernel.duration_s);
+    report.residuals.push_back(kernel.duration_s - modelled_s(kernel, chunk_s));
+    squares += report.residuals.back() * report.residuals.back();
   }
-  for (const auto& [phase, spans] : untraced_streams)
+  report.rms_residual = std::sqrt(squares / double(kernels.size()));
+  cost.stream_chunk_s = chunk_s;
+  return report;
+}
+
+// Kernels over a streamed key. Where the phase was also measured with the key on the device, one
+// per-chunk cost (a kernel bound by its copies gains less from it than one bound by its work: the
+// G2 batch addition beside G1's three). Where not, each span's cost on the device, with its chunks
+// at their default cost, fitted as the spans measured on the device are.
+void fit_streamed_kernels(const TraceEvidence& evidence, CalibrationFit& fit) {
+  for (const auto& [phase, kernels] : evidence.streamed) {
+    if (const auto on_device = fit.gpu_phase_cost.find(phase); on_device != fit.gpu_phase_cost.end()) {
+      fit.reports.push_back(fit_stream_chunk_s(phase, kernels, on_device->second));
+      continue;
+    }
+    std::vector<double> mitems, seconds;
+    for (const StreamedKernel& kernel : kernels) {
+      mitems.push_back(double(kernel.items) / 1e6);
+      seconds.push_back(solve_increasing(
+          [&](double kernel_s) { return modelled_duration_s(kernel, kernel_s, default_stream_chunk_s(phase)); },
+          kernel.duration_s, 0, kernel.duration_s));
+    }
+    FitReport report = fit_phase_cost(
+        phase,
+        fmt::format(" (over a streamed key, its chunks at the default {} s each){}", default_stream_chunk_s(phase),
+                    left_out_note(evidence, phase)),
+        std::move(mitems), std::move(seconds));
+    fit.gpu_phase_cost[phase] = {report.coefficients[0], report.coefficients[1], std::nullopt};
+    fit.reports.push_back(std::move(report));
+  }
+  for (const auto& [phase, spans] : evidence.untraced_streams)
     if (!fit.gpu_phase_cost.contains(phase))
       throw std::runtime_error(fmt::format(
           "gpu_phase_cost.{}: its {} spans run over a streamed key whose chunks' copies the traces do not show (traces "
           "before 2026-12-03), so they give no cost; calibrate on a run with the key on the device, or a newer one",
           trace::phase_name(phase), spans));
-  if (!synth_s_per_mconstraint.empty()) {
-    // One-core times at parallel fraction p: each span's time over its share factor.
-    auto fit_synthesis = [&](double p) {
-      std::vector<double> one_core(synth_s_per_mconstraint.size());
-      for (std::size_t i = 0; i < one_core.size(); ++i)
-        one_core[i] = synth_s_per_mconstraint[i] / synthesis_share_factor(p, synth_inverse_cores[i]);
-      const std::string name = p > 0 ? fmt::format("synthesis, one core (parallel fraction {:.2f})", p) : "synthesis";
-      FitReport report = fit_polynomial(name, "extra_threads", "core_s_per_mconstraint", synth_extra_threads, one_core, 1);
-      // A negative slowdown is not physical (within a run the slow syntheses are those that ended
-      // with fewer others still running, which biases the slope down): fit the mean instead.
-      if (report.coefficients[1] < 0)
-        report = fit_polynomial(name + " (negative slope refitted as a constant)", "extra_threads",
-                                "core_s_per_mconstraint", synth_extra_threads, std::move(one_core), 0);
-      double squared_seconds = 0;  // the residuals back in measured seconds per million constraints
-      for (std::size_t i = 0; i < report.residuals.size(); ++i)
-        squared_seconds += std::pow(report.residuals[i] * synthesis_share_factor(p, synth_inverse_cores[i]), 2);
-      return std::pair{std::move(report), squared_seconds};
-    };
-    // Syntheses that all had the same number of cores fit every p alike: p stays unfitted (the
-    // scenario's, 0 by default). Otherwise the p of 0, 0.01 .. 0.99 that fits best.
-    const auto [fewest_cores, most_cores] = std::ranges::minmax(synth_inverse_cores);
-    auto [report, best_squared_seconds] = fit_synthesis(0);
-    if (most_cores - fewest_cores > 1e-9) {
-      fit.synth_parallel_fraction = 0.0;
-      for (int hundredths = 1; hundredths < 100; ++hundredths) {
-        auto [candidate, squared_seconds] = fit_synthesis(hundredths / 100.0);
-        if (squared_seconds < best_squared_seconds) {
-          report = std::move(candidate), best_squared_seconds = squared_seconds;
-          fit.synth_parallel_fraction = hundredths / 100.0;
-        }
+}
+
+// The synthesis fit at parallel fraction p (one-core times: each span's time over its share
+// factor), and its squared residuals back in measured seconds per million constraints.
+std::pair<FitReport, double> fit_synthesis_at(const TraceEvidence& evidence, double p) {
+  const auto& s_per_mconstraint = evidence.synth_s_per_mconstraint;
+  const auto& inverse_cores = evidence.synth_inverse_cores;
+  std::vector<double> one_core(s_per_mconstraint.size());
+  for (std::size_t i = 0; i < one_core.size(); ++i)
+    one_core[i] = s_per_mconstraint[i] / synthesis_share_factor(p, inverse_cores[i]);
+  const std::string name = p > 0 ? fmt::format("synthesis, one core (parallel fraction {:.2f})", p) : "synthesis";
+  FitReport report = fit_polynomial(name, "extra_threads", "core_s_per_mconstraint", evidence.synth_extra_threads, one_core, 1);
+  // A negative slowdown is not physical (within a run the slow syntheses are those that ended
+  // with fewer others still running, which biases the slope down): fit the mean instead.
+  if (report.coefficients[1] < 0)
+    report = fit_polynomial(name + " (negative slope refitted as a constant)", "extra_threads",
+                            "core_s_per_mconstraint", evidence.synth_extra_threads, std::move(one_core), 0);
+  double squared_seconds = 0;
+  for (std::size_t i = 0; i < report.residuals.size(); ++i)
+    squared_seconds += std::pow(report.residuals[i] * synthesis_share_factor(p, inverse_cores[i]), 2);
+  return {std::move(report), squared_seconds};
+}
+
+void fit_synthesis(const TraceEvidence& evidence, CalibrationFit& fit) {
+  if (evidence.synth_s_per_mconstraint.empty()) return;
+  // Syntheses that all had the same number of cores fit every p alike: p stays unfitted (the
+  // scenario's, 0 by default). Otherwise the p of 0, 0.01 .. 0.99 that fits best.
+  const auto [fewest_cores, most_cores] = std::ranges::minmax(evidence.synth_inverse_cores);
+  auto [report, best_squared_seconds] = fit_synthesis_at(evidence, 0);
+  if (most_cores - fewest_cores > 1e-9) {
+    fit.synth_parallel_fraction = 0.0;
+    for (int hundredths = 1; hundredths < 100; ++hundredths) {
+      auto [candidate, squared_seconds] = fit_synthesis_at(evidence, hundredths / 100.0);
+      if (squared_seconds < best_squared_seconds) {
+        report = std::move(candidate), best_squared_seconds = squared_seconds;
+        fit.synth_parallel_fraction = hundredths / 100.0;
       }
     }
-    fit.synth_core_s_per_mconstraint = report.coefficients[0];
-    fit.synth_slowdown_per_extra_thread =
-        report.coefficients.size() > 1 ? report.coefficients[1] / report.coefficients[0] : 0.0;
-    // How long each synthesis took relative to the fit, scaled to mean 1: the model draws from these.
-    std::vector<double> factors;
-    double sum = 0;
-    for (std::size_t i = 0; i < report.y.size(); ++i) {
-      factors.push_back(report.y[i] / (report.y[i] - report.residuals[i]));
-      sum += factors.back();
-    }
-    for (double& factor : factors) factor /= sum / double(factors.size());
-    fit.synth_time_factors = std::move(factors);
-    fit.reports.push_back(std::move(report));
   }
-  for (auto& [pinned, points] : h2d_points) {
-    // More memory load never speeds a copy up: where the fit (of runs that saw a narrow range of
-    // loads) decreases somewhere in 0..256 threads, a lower degree is fitted instead.
+  fit.synth_core_s_per_mconstraint = report.coefficients[0];
+  fit.synth_slowdown_per_extra_thread =
+      report.coefficients.size() > 1 ? report.coefficients[1] / report.coefficients[0] : 0.0;
+  // How long each synthesis took relative to the fit, scaled to mean 1: the model draws from these.
+  std::vector<double> factors;
+  double sum = 0;
+  for (std::size_t i = 0; i < report.y.size(); ++i) {
+    factors.push_back(report.y[i] / (report.y[i] - report.residuals[i]));
+    sum += factors.back();
+  }
+  for (double& factor : factors) factor /= sum / double(factors.size());
+  fit.synth_time_factors = std::move(factors);
+  fit.reports.push_back(std::move(report));
+}
+
+// Each staging path's copy cost above the link by synthesizing threads. More memory load never
+// speeds a copy up: where the fit (of runs that saw a narrow range of loads) decreases somewhere
+// in 0..256 threads, a lower degree is fitted instead.
+void fit_h2d_paths(const TraceEvidence& evidence, CalibrationFit& fit) {
+  for (const auto& [pinned, points] : evidence.h2d_points) {
+    const char* path = pinned ? "h2d.pinned" : "h2d.pageable";
     FitReport report;
     for (int degree = 2; degree >= 0; --degree) {
-      report = fit_polynomial(degree == 2 ? (pinned ? "h2d.pinned" : "h2d.pageable")
-                                          : fmt::format("{} (degree {}: a higher one decreased)",
-                                                        pinned ? "h2d.pinned" : "h2d.pageable", degree),
+      report = fit_polynomial(degree == 2 ? path : fmt::format("{} (degree {}: a higher one decreased)", path, degree),
                               "synthesizing_threads", "s_per_gb_above_link", points.first, points.second, degree);
       const double c1 = report.coefficients.size() > 1 ? report.coefficients[1] : 0;
       const double c2 = report.coefficients.size() > 2 ? report.coefficients[2] : 0;
@@ -451,20 +485,39 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
     (pinned ? fit.h2d_pinned : fit.h2d_pageable) = path_cost(report);
     fit.reports.push_back(std::move(report));
   }
-  if (!h2d_points.empty()) fit.synth_memory_load_threads = 1.0;  // the H2D fits count synthesis threads
-  if (!assemble_s.empty()) fit.assemble_s = trace::upper_median(assemble_s);
-  if (!verify_s.empty()) fit.verify_s = trace::upper_median(verify_s);
-  if (!section_idle_s.empty()) {
-    FitReport report = median_report("cpu.compute_section_host_s", "idle_s_in_kernel_window", std::move(section_idle_s));
+  if (!evidence.h2d_points.empty()) fit.synth_memory_load_threads = 1.0;  // the H2D fits count synthesis threads
+}
+
+// The host's work: assembly and verification (medians), the compute section's host time and the
+// witness split (medians, reported), and whether assembly holds the compute section.
+void fit_host_work(TraceEvidence& evidence, CalibrationFit& fit) {
+  if (!evidence.assemble_s.empty()) fit.assemble_s = trace::upper_median(evidence.assemble_s);
+  if (!evidence.verify_s.empty()) fit.verify_s = trace::upper_median(evidence.verify_s);
+  if (!evidence.section_idle_s.empty()) {
+    FitReport report =
+        median_report("cpu.compute_section_host_s", "idle_s_in_kernel_window", std::move(evidence.section_idle_s));
     fit.compute_section_host_s = report.coefficients[0];
     fit.reports.push_back(std::move(report));
   }
-  if (!split_s.empty()) {
-    FitReport report = median_report("cpu.witness_split_s", "copy_end_to_first_kernel_s", std::move(split_s));
+  if (!evidence.split_s.empty()) {
+    FitReport report = median_report("cpu.witness_split_s", "copy_end_to_first_kernel_s", std::move(evidence.split_s));
     fit.witness_split_s = report.coefficients[0];
     fit.reports.push_back(std::move(report));
   }
-  if (assembly.assemblies > 0) fit.assemble_in_compute_section = assembly.overlapped == 0;
+  if (evidence.assembly.assemblies > 0) fit.assemble_in_compute_section = evidence.assembly.overlapped == 0;
+}
+
+}  // namespace
+
+CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces) {
+  TraceEvidence evidence;
+  for (const std::filesystem::path& path : traces) gather_evidence(path, evidence);
+  CalibrationFit fit;
+  fit_gpu_phases(evidence, fit);
+  fit_streamed_kernels(evidence, fit);
+  fit_synthesis(evidence, fit);
+  fit_h2d_paths(evidence, fit);
+  fit_host_work(evidence, fit);
   return fit;
 }
 
