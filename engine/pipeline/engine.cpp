@@ -360,6 +360,67 @@ void fit_devices(Settings& settings, const Settings& requested, const JobSizes& 
   report.fixed_bases = plan.fixed_bases;
 }
 
+// Every GPU's workers, each with its backend (worker 0's is `first`) prepared for the key where
+// it lives on the device, and its witness staging reserved.
+std::vector<Worker> make_workers(const Settings& settings, const groth16::ProvingKey& pk,
+                                 std::span<const policy::KeyArray> fixed_bases,
+                                 std::unique_ptr<groth16::ProverBackend> first, zkpipe::faults::FaultInjector* faults) {
+  std::vector<Worker> workers;
+  const groth16::WitnessHostMemory witness_from =
+      *settings.staging == Staging::pinned ? groth16::WitnessHostMemory::pinned : groth16::WitnessHostMemory::pageable;
+  for (uint32_t gpu = 0; gpu < settings.gpus; ++gpu)
+    for (uint32_t index = 0; index < settings.workers_per_gpu; ++index) {
+      const policy::WorkerId id = gpu * settings.workers_per_gpu + index;
+      if (uses_cuda(settings.backend)) use_cuda_device(int(gpu));
+      Worker worker{id == 0 ? std::move(first) : make_worker_backend(settings, id, gpu, faults)};
+      worker.injecting = dynamic_cast<FaultInjectingBackend*>(worker.backend.get());
+      if (settings.srs_residency == SrsResidency::device) worker.backend->prepare(pk, fixed_bases);
+      worker.backend->reserve_witness_staging(pk, witness_from);
+      workers.push_back(std::move(worker));
+    }
+  return workers;
+}
+
+// The key's points page-locked, for kernels that read them per call (pinned-host residency);
+// none otherwise.
+std::vector<std::unique_ptr<HostRegistration>> page_lock_key(const groth16::ProvingKey& pk, const Settings& settings,
+                                                             const RunOptions& options) {
+  std::vector<std::unique_ptr<HostRegistration>> registrations;
+  if (settings.srs_residency != SrsResidency::pinned_host) return registrations;
+  auto keep = [&](const auto& points) {
+    registrations.push_back(std::make_unique<HostRegistration>(points.data(), points.size() * sizeof(points[0])));
+  };
+  keep(pk.a), keep(pk.b1), keep(pk.l), keep(pk.h), keep(pk.b2);
+  if (!registrations.front()->registered())
+    say(options.log, "engine: note: SRS residency pinned-host, but no CUDA device to page-lock for: the key stays in pageable memory\n");
+  return registrations;
+}
+
+// The pinned pools of pinned staging, in `pool`; where pinning is refused outright, staging falls
+// back to pageable memory (settings.staging).
+void allocate_pool(std::optional<PinnedPool>& pool, Settings& settings, const Job& job, uint32_t pools,
+                   MemoryBudget& budget, zkpipe::faults::FaultInjector* faults, JobReport& report,
+                   const RunOptions& options) {
+  pool.emplace(pools * settings.pool_slabs, job.abc_bytes(), budget, faults && faults->pinned_allocation_fails(), pools);
+  report.pool_allocation_s = pool->allocation_seconds();
+  switch (pool->memory()) {
+    case PinnedPool::Memory::pinned:
+      report.staging_memory = "pinned";
+      say(options.log, "engine: pinned pool{} of {} slabs ({}) allocated in {:.2f} s\n", pools > 1 ? "s, one per GPU," : "",
+          pool->slabs(), format_bytes(double(pool->slabs() * job.abc_bytes())), pool->allocation_seconds());
+      break;
+    case PinnedPool::Memory::pageable:
+      say(options.log, "engine: note: {}: the pool's {} slabs are pageable memory (pageable fallback)\n",
+          pool->fallback_reason(), pool->slabs());
+      break;
+    case PinnedPool::Memory::none:
+      say(options.log, "engine: warning: pinned staging requested but {}: staging falls back to pageable memory\n",
+          pool->fallback_reason());
+      settings.staging = Staging::pageable;
+      break;
+  }
+}
+
 }  // namespace
 
 JobReport run_job(const Job& job, const Settings& requested, const ProofSink& sink, const RunOptions& options) {
@@ -389,55 +450,13 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
   const auto fixed_reservation =
       budget.reserve(policy::fixed_host_bytes(settings, shape, settings.gpus), "the proving key and the workers' buffers");
   const policy::PolicySettings& admission = report.admission = policy::policy_settings(settings, shape, settings.gpus);
-  std::vector<Worker> workers;
-  const groth16::WitnessHostMemory witness_from =
-      *settings.staging == Staging::pinned ? groth16::WitnessHostMemory::pinned : groth16::WitnessHostMemory::pageable;
-  for (uint32_t gpu = 0; gpu < settings.gpus; ++gpu)
-    for (uint32_t index = 0; index < settings.workers_per_gpu; ++index) {
-      const policy::WorkerId id = gpu * settings.workers_per_gpu + index;
-      if (uses_cuda(settings.backend)) use_cuda_device(int(gpu));
-      Worker worker{id == 0 ? std::move(first_backend) : make_worker_backend(settings, id, gpu, faults ? &*faults : nullptr)};
-      worker.injecting = dynamic_cast<FaultInjectingBackend*>(worker.backend.get());
-      if (settings.srs_residency == SrsResidency::device) worker.backend->prepare(*job.pk, report.fixed_bases);
-      worker.backend->reserve_witness_staging(*job.pk, witness_from);
-      workers.push_back(std::move(worker));
-    }
-
-  // SRS in page-locked host memory, for kernels that read it per call (pinned-host residency).
-  std::vector<std::unique_ptr<HostRegistration>> key_registrations;
-  if (settings.srs_residency == SrsResidency::pinned_host) {
-    auto keep = [&](const auto& points) {
-      key_registrations.push_back(std::make_unique<HostRegistration>(points.data(), points.size() * sizeof(points[0])));
-    };
-    keep(job.pk->a), keep(job.pk->b1), keep(job.pk->l), keep(job.pk->h), keep(job.pk->b2);
-    if (!key_registrations.front()->registered())
-      say(options.log, "engine: note: SRS residency pinned-host, but no CUDA device to page-lock for: the key stays in pageable memory\n");
-  }
-
-  std::optional<PinnedPool> pool;
   report.staging_memory = "pageable";
-  if (*settings.staging == Staging::pinned) {
-    const uint32_t pools = admission.pools();
-    pool.emplace(pools * settings.pool_slabs, job.abc_bytes(), budget, faults && faults->pinned_allocation_fails(), pools);
-    report.pool_allocation_s = pool->allocation_seconds();
-    switch (pool->memory()) {
-      case PinnedPool::Memory::pinned:
-        report.staging_memory = "pinned";
-        say(options.log, "engine: pinned pool{} of {} slabs ({}) allocated in {:.2f} s\n",
-            pools > 1 ? "s, one per GPU," : "", pool->slabs(),
-            format_bytes(double(pool->slabs() * job.abc_bytes())), pool->allocation_seconds());
-        break;
-      case PinnedPool::Memory::pageable:
-        say(options.log, "engine: note: {}: the pool's {} slabs are pageable memory (pageable fallback)\n",
-            pool->fallback_reason(), pool->slabs());
-        break;
-      case PinnedPool::Memory::none:
-        say(options.log, "engine: warning: pinned staging requested but {}: staging falls back to pageable memory\n",
-            pool->fallback_reason());
-        settings.staging = Staging::pageable;
-        break;
-    }
-  }
+  std::vector<Worker> workers =
+      make_workers(settings, *job.pk, report.fixed_bases, std::move(first_backend), faults ? &*faults : nullptr);
+  const std::vector<std::unique_ptr<HostRegistration>> key_registrations = page_lock_key(*job.pk, settings, options);
+  std::optional<PinnedPool> pool;
+  if (*settings.staging == Staging::pinned)
+    allocate_pool(pool, settings, job, admission.pools(), budget, faults ? &*faults : nullptr, report, options);
   auto [idle_gbps, idle_from] = measure_idle_h2d(job, settings, pool ? &*pool : nullptr, budget, faults ? &*faults : nullptr);
   report.idle_h2d_gbps = idle_gbps;
   report.idle_h2d_from = idle_from;
