@@ -177,65 +177,74 @@ std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::
   return text.str();
 }
 
-ValidationResult validate(const ValidationOptions& options) {
-  const std::vector<MeasuredRun> runs = find_measured_runs(options.traces);
-  const ValidationSplit split = split_runs(runs, options.calibrate_on, options.only);
-  if (split.calibration.empty() || split.held_out.empty())
-    throw std::runtime_error(fmt::format("{}: {} measured run(s), {} to calibrate on and {} held out: need both",
-                                         options.traces.string(), runs.size(), split.calibration.size(),
-                                         split.held_out.size()));
-  fs::create_directories(options.output);
-  std::vector<fs::path> base;
-  for (const fs::path& file : options.base_calibration) base.push_back(fs::absolute(file));
+namespace {
 
-  ValidationResult result;
-  for (const MeasuredRun& run : split.calibration) result.calibration_runs.push_back(run.name);
-  // One calibration per workload that has calibration runs, and one of all runs for the others.
-  std::map<std::string, fs::path> calibration_of;  // workload (or "all") -> calibration TOML
-  auto calibration_for = [&](const std::string& workload) -> const fs::path& {
-    if (const auto found = calibration_of.find(workload); found != calibration_of.end()) return found->second;
+// One calibration per workload that has calibration runs, and one of all runs ("all") for the
+// others, each fitted at its first use and written to the output folder.
+class WorkloadCalibrations {
+ public:
+  WorkloadCalibrations(const std::vector<MeasuredRun>& runs, const fs::path& output, std::string& fit_reports)
+      : runs_(runs), output_(output), fit_reports_(fit_reports) {}
+
+  const fs::path& file_for(const std::string& workload) {
+    if (const auto found = files_.find(workload); found != files_.end()) return found->second;
     std::vector<fs::path> traces;
-    for (const MeasuredRun& run : split.calibration)
+    for (const MeasuredRun& run : runs_)
       if (workload == "all" || run.workload == workload) traces.push_back(run.trace);
     const CalibrationFit fit = fit_traces(traces);
-    const fs::path file = fs::absolute(options.output / fmt::format("calibration-{}.toml", safe_name(workload)));
+    const fs::path file = fs::absolute(output_ / fmt::format("calibration-{}.toml", safe_name(workload)));
     zk::write_text_atomically(file, calibration_toml(fit, fmt::format("fitted by zkpipe validate from {} measured run(s) of {}",
                                                        traces.size(), workload)));
-    result.fit_reports += fmt::format("calibration {} ({} runs):\n{}", workload, traces.size(), format_fit_reports(fit.reports));
-    return calibration_of.emplace(workload, file).first->second;
-  };
+    fit_reports_ += fmt::format("calibration {} ({} runs):\n{}", workload, traces.size(), format_fit_reports(fit.reports));
+    return files_.emplace(workload, file).first->second;
+  }
 
-  // The held-out points, in the order of their first run.
+ private:
+  const std::vector<MeasuredRun>& runs_;
+  const fs::path& output_;
+  std::string& fit_reports_;
+  std::map<std::string, fs::path> files_;
+};
+
+// The held-out points, each its runs (a run and its repeats), in the order of their first run.
+std::vector<std::vector<const MeasuredRun*>> held_out_points(const std::vector<MeasuredRun>& held_out) {
   std::vector<std::vector<const MeasuredRun*>> points;
   std::map<std::string, std::size_t> point_index;
-  for (const MeasuredRun& run : split.held_out) {
+  for (const MeasuredRun& run : held_out) {
     const auto [found, added] = point_index.try_emplace(measured_point(run.name), points.size());
     if (added) points.emplace_back();
     points[found->second].push_back(&run);
   }
-  std::vector<Scenario> scenarios;  // per point
-  for (const auto& repeats : points) {
-    const MeasuredRun& run = *repeats.front();
-    const bool own = std::ranges::any_of(split.calibration, [&](const MeasuredRun& c) { return c.workload == run.workload; });
-    ValidatedRun validated;
-    validated.name = measured_point(run.name);
-    validated.calibrated_on = own ? run.workload : "all";
-    std::vector<fs::path> files = base;
-    files.push_back(calibration_for(validated.calibrated_on));
-    const fs::path folder = options.output / validated.name;
-    fs::create_directories(folder);
-    const std::string text = scenario_toml_for_run(run, files);
-    zk::write_text_atomically(folder / "scenario.toml", text);
-    scenarios.push_back(parse_scenario_text(text, (folder / "scenario.toml").string(), folder).base);
-    for (const MeasuredRun* repeat : repeats) {
-      validated.repeats.push_back(repeat->name);
-      validated.measured_repeats.push_back(trace::summarize(trace::read_csv_file(repeat->trace)));
-    }
-    std::tie(validated.measured_partitions_per_s, validated.measured_gpu_utilization) =
-        median_rate_and_utilization(validated.measured_repeats);
-    result.runs.push_back(std::move(validated));
-  }
+  return points;
+}
 
+// A held-out point's measured figures, and the scenario that predicts it (written to its folder).
+std::pair<ValidatedRun, Scenario> prepare_point(const std::vector<const MeasuredRun*>& repeats,
+                                                const ValidationSplit& split, const std::vector<fs::path>& base,
+                                                WorkloadCalibrations& calibrations, const fs::path& output) {
+  const MeasuredRun& run = *repeats.front();
+  const bool own = std::ranges::any_of(split.calibration, [&](const MeasuredRun& c) { return c.workload == run.workload; });
+  ValidatedRun validated;
+  validated.name = measured_point(run.name);
+  validated.calibrated_on = own ? run.workload : "all";
+  std::vector<fs::path> files = base;
+  files.push_back(calibrations.file_for(validated.calibrated_on));
+  const fs::path folder = output / validated.name;
+  fs::create_directories(folder);
+  const std::string text = scenario_toml_for_run(run, files);
+  zk::write_text_atomically(folder / "scenario.toml", text);
+  for (const MeasuredRun* repeat : repeats) {
+    validated.repeats.push_back(repeat->name);
+    validated.measured_repeats.push_back(trace::summarize(trace::read_csv_file(repeat->trace)));
+  }
+  std::tie(validated.measured_partitions_per_s, validated.measured_gpu_utilization) =
+      median_rate_and_utilization(validated.measured_repeats);
+  return {std::move(validated), parse_scenario_text(text, (folder / "scenario.toml").string(), folder).base};
+}
+
+// Simulates each point's scenario with seeds 1..seeds in child processes, keeps seed 1's trace
+// in the point's folder, and scores the medians against the measured ones.
+void simulate_points(const std::vector<Scenario>& scenarios, const ValidationOptions& options, ValidationResult& result) {
   const std::size_t seeds = std::max<std::size_t>(1, options.seeds);
   const std::vector<std::string> outputs = run_in_children(
       scenarios.size() * seeds,
@@ -265,6 +274,31 @@ ValidationResult validate(const ValidationOptions& options) {
     result.mean_abs_throughput_error_pct += std::abs(run.throughput_error_pct) / double(scenarios.size());
     result.max_abs_utilization_points = std::max(result.max_abs_utilization_points, std::abs(run.utilization_points));
   }
+}
+
+}  // namespace
+
+ValidationResult validate(const ValidationOptions& options) {
+  const std::vector<MeasuredRun> runs = find_measured_runs(options.traces);
+  const ValidationSplit split = split_runs(runs, options.calibrate_on, options.only);
+  if (split.calibration.empty() || split.held_out.empty())
+    throw std::runtime_error(fmt::format("{}: {} measured run(s), {} to calibrate on and {} held out: need both",
+                                         options.traces.string(), runs.size(), split.calibration.size(),
+                                         split.held_out.size()));
+  fs::create_directories(options.output);
+  std::vector<fs::path> base;
+  for (const fs::path& file : options.base_calibration) base.push_back(fs::absolute(file));
+
+  ValidationResult result;
+  for (const MeasuredRun& run : split.calibration) result.calibration_runs.push_back(run.name);
+  WorkloadCalibrations calibrations(split.calibration, options.output, result.fit_reports);
+  std::vector<Scenario> scenarios;  // per point
+  for (const auto& repeats : held_out_points(split.held_out)) {
+    auto [validated, scenario] = prepare_point(repeats, split, base, calibrations, options.output);
+    result.runs.push_back(std::move(validated));
+    scenarios.push_back(std::move(scenario));
+  }
+  simulate_points(scenarios, options, result);
   zk::write_text_atomically(options.output / "validation.md", format_validation(result));
   return result;
 }
