@@ -267,60 +267,48 @@ void resolve_policy(Scenario& scenario, const std::string& origin) {
   }
 }
 
-Scenario read_scenario(const toml::table& table, const std::string& origin, const SourceMap& sources) {
-  Scenario scenario;
-  scenario.table = table;
-  TableReader root(table, "", origin, sources);
-  scenario.name = root.text("name", std::filesystem::path(origin).stem().string());
-  // the name is the trace's run column: keep it to characters CSV and file names take as they are
-  if (scenario.name.empty() || scenario.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                                "0123456789._-+") != std::string::npos)
-    root.fail("name", fmt::format("'{}' must be letters, digits and . _ - + only", scenario.name));
-  scenario.seed = root.integer("seed", 1, 0, std::numeric_limits<std::int64_t>::max());
-  root.mark_known("calibration");
-
-  TableReader hardware = root.table("hardware");
-  scenario.hardware.cores = std::uint32_t(hardware.integer("cores", 16, 1, 4096));
-  scenario.hardware.host_memory_bytes = std::uint64_t(hardware.number("host_memory_gib", 128, 0.001, 1e6) * gib);
-  scenario.hardware.host_memory_gbps = hardware.number("host_memory_gbps", 150, 1, 1e5);
+// The scenario's tables, each read into its part: a key out of range, mistyped or unknown is a
+// ScenarioError naming the table and the key.
+void read_hardware(TableReader hardware, Hardware& out) {
+  out.cores = std::uint32_t(hardware.integer("cores", 16, 1, 4096));
+  out.host_memory_bytes = std::uint64_t(hardware.number("host_memory_gib", 128, 0.001, 1e6) * gib);
+  out.host_memory_gbps = hardware.number("host_memory_gbps", 150, 1, 1e5);
   const bool generation_given = hardware.raw().contains("pcie_generation");
   const bool rate_given = hardware.raw().contains("pcie_h2d_gbps");
   if (generation_given && rate_given)
     hardware.fail("pcie_h2d_gbps", "give pcie_generation or pcie_h2d_gbps, not both");
-  scenario.hardware.pcie_h2d_gbps =
-      rate_given ? hardware.number("pcie_h2d_gbps", 0, 0.1, 1e4)
-                 : pcie_generation_gbps(hardware.integer("pcie_generation", 5, 3, 6));
-  scenario.hardware.copy_engines_h2d = std::uint32_t(hardware.integer("copy_engines_h2d", 1, 1, 8));
-  scenario.hardware.gpus = std::uint32_t(hardware.integer("gpus", 1, 1, 64));
-  scenario.hardware.h2d_chunk_bytes = hardware.integer("h2d_chunk_mib", 64, 1, 1 << 16) << 20;
+  out.pcie_h2d_gbps = rate_given ? hardware.number("pcie_h2d_gbps", 0, 0.1, 1e4)
+                                 : pcie_generation_gbps(hardware.integer("pcie_generation", 5, 3, 6));
+  out.copy_engines_h2d = std::uint32_t(hardware.integer("copy_engines_h2d", 1, 1, 8));
+  out.gpus = std::uint32_t(hardware.integer("gpus", 1, 1, 64));
+  out.h2d_chunk_bytes = hardware.integer("h2d_chunk_mib", 64, 1, 1 << 16) << 20;
   hardware.reject_unknown_keys();
+}
 
-  TableReader workload = root.table("workload");
-  scenario.workload.partitions = std::uint32_t(workload.integer("partitions", 8, 1, 1'000'000));
-  scenario.workload.constraints_per_partition = workload.integer("constraints_per_partition", 1ull << 24, 1, 1ull << 32);
-  scenario.workload.bytes_per_constraint = workload.number("bytes_per_constraint", 96, 1, 4096);
-  scenario.workload.zero_scalar_share = workload.number("zero_scalar_share", 0, 0, 1);
-  scenario.workload.one_scalar_share = workload.number("one_scalar_share", 0, 0, 1);
-  if (scenario.workload.zero_scalar_share + scenario.workload.one_scalar_share > 1)
+void read_workload(TableReader workload, Workload& out) {
+  out.partitions = std::uint32_t(workload.integer("partitions", 8, 1, 1'000'000));
+  out.constraints_per_partition = workload.integer("constraints_per_partition", 1ull << 24, 1, 1ull << 32);
+  out.bytes_per_constraint = workload.number("bytes_per_constraint", 96, 1, 4096);
+  out.zero_scalar_share = workload.number("zero_scalar_share", 0, 0, 1);
+  out.one_scalar_share = workload.number("one_scalar_share", 0, 0, 1);
+  if (out.zero_scalar_share + out.one_scalar_share > 1)
     workload.fail("one_scalar_share", "zero_scalar_share + one_scalar_share exceeds 1");
-  scenario.workload.variables = workload.integer("variables", 0, 0, 1ull << 32);
-  scenario.workload.public_inputs = std::uint32_t(workload.integer("public_inputs", 0, 0, 1ull << 31));
-  scenario.workload.public_inputs_one = std::uint32_t(workload.integer("public_inputs_one", 0, 0, scenario.workload.public_inputs));
-  scenario.workload.public_inputs_zero = std::uint32_t(
-      workload.integer("public_inputs_zero", 0, 0, scenario.workload.public_inputs - scenario.workload.public_inputs_one));
-  scenario.workload.stream_chunk_points =
-      workload.integer("stream_chunk_points", policy::default_stream_chunk_points, 1, 1ull << 32);
-  scenario.workload.witness_upload_bytes = std::uint64_t(workload.number("witness_upload_mib", 0, 0, 1 << 20) * double(1 << 20));
+  out.variables = workload.integer("variables", 0, 0, 1ull << 32);
+  out.public_inputs = std::uint32_t(workload.integer("public_inputs", 0, 0, 1ull << 31));
+  out.public_inputs_one = std::uint32_t(workload.integer("public_inputs_one", 0, 0, out.public_inputs));
+  out.public_inputs_zero =
+      std::uint32_t(workload.integer("public_inputs_zero", 0, 0, out.public_inputs - out.public_inputs_one));
+  out.stream_chunk_points = workload.integer("stream_chunk_points", policy::default_stream_chunk_points, 1, 1ull << 32);
+  out.witness_upload_bytes = std::uint64_t(workload.number("witness_upload_mib", 0, 0, 1 << 20) * double(1 << 20));
   const auto mib = [&](const char* key) { return std::uint64_t(workload.number(key, 0, 0, 1 << 30) * double(1 << 20)); };
-  scenario.workload.device = {mib("device_key_mib"), mib("device_shared_mib"), mib("device_worker_mib"),
-                              mib("device_streaming_mib"), {}};
-  scenario.workload.host_witness_bytes = mib("host_witness_mib");
-  scenario.workload.host_key_bytes = mib("host_key_mib");
-  scenario.workload.host_worker_bytes = mib("host_worker_mib");
+  out.device = {mib("device_key_mib"), mib("device_shared_mib"), mib("device_worker_mib"), mib("device_streaming_mib"), {}};
+  out.host_witness_bytes = mib("host_witness_mib");
+  out.host_key_bytes = mib("host_key_mib");
+  out.host_worker_bytes = mib("host_worker_mib");
   workload.reject_unknown_keys();
+}
 
-  TableReader policy_table = root.table("policy");
-  PolicyKnobs& knobs = scenario.policy;
+void read_policy_knobs(TableReader policy_table, PolicyKnobs& knobs) {
   // Absent (or 0): chosen as the engine chooses (policy::resolve_job_settings).
   knobs.synthesis_threads = std::uint32_t(policy_table.integer("synthesis_threads", 0, 0, 4096));
   knobs.synthesis_core_share =
@@ -336,28 +324,46 @@ Scenario read_scenario(const toml::table& table, const std::string& origin, cons
   knobs.retry_limit = std::uint32_t(policy_table.integer("retry_limit", knobs.retry_limit, 0, 100));
   knobs.device_budget_bytes = std::uint64_t(policy_table.number("device_budget_gib", 0, 0, 1e6) * gib);
   policy_table.reject_unknown_keys();
-  resolve_policy(scenario, origin);
+}
 
-  scenario.calibration = read_calibration(root, scenario.hardware.pcie_h2d_gbps);
-
-  TableReader faults = root.table("faults");
-  scenario.faults.gpu_error_probability = faults.number("gpu_error_probability", 0, 0, 0.9);
-  scenario.faults.pinned_allocation_fails = faults.boolean("pinned_allocation_fails", false);
+void read_faults(TableReader faults, Faults& out) {
+  out.gpu_error_probability = faults.number("gpu_error_probability", 0, 0, 0.9);
+  out.pinned_allocation_fails = faults.boolean("pinned_allocation_fails", false);
   if (const toml::array* deaths = faults.array("worker_death_s")) {
     for (const toml::node& death : *deaths) {
       const auto seconds = death.value<double>();
       if (!seconds || *seconds < 0) faults.fail("worker_death_s", "expected seconds >= 0");
-      scenario.faults.worker_death_s.push_back(*seconds);
+      out.worker_death_s.push_back(*seconds);
     }
   }
-  scenario.faults.worker_death_probability = faults.number("worker_death_probability", 0, 0, 1);
-  scenario.faults.slow_transfer_probability = faults.number("slow_transfer_probability", 0, 0, 1);
-  scenario.faults.slow_transfer_factor = faults.number("slow_transfer_factor", 4, 1, 1e6);
-  scenario.faults.stalled_transfer_probability = faults.number("stalled_transfer_probability", 0, 0, 1);
-  scenario.faults.stalled_transfer_s = faults.number("stalled_transfer_s", 1, 0, 1e6);
-  if (scenario.faults.slow_transfer_probability + scenario.faults.stalled_transfer_probability > 1)
+  out.worker_death_probability = faults.number("worker_death_probability", 0, 0, 1);
+  out.slow_transfer_probability = faults.number("slow_transfer_probability", 0, 0, 1);
+  out.slow_transfer_factor = faults.number("slow_transfer_factor", 4, 1, 1e6);
+  out.stalled_transfer_probability = faults.number("stalled_transfer_probability", 0, 0, 1);
+  out.stalled_transfer_s = faults.number("stalled_transfer_s", 1, 0, 1e6);
+  if (out.slow_transfer_probability + out.stalled_transfer_probability > 1)
     faults.fail("stalled_transfer_probability", "slow_transfer_probability + stalled_transfer_probability must be <= 1");
   faults.reject_unknown_keys();
+}
+
+Scenario read_scenario(const toml::table& table, const std::string& origin, const SourceMap& sources) {
+  Scenario scenario;
+  scenario.table = table;
+  TableReader root(table, "", origin, sources);
+  scenario.name = root.text("name", std::filesystem::path(origin).stem().string());
+  // the name is the trace's run column: keep it to characters CSV and file names take as they are
+  if (scenario.name.empty() || scenario.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                                "0123456789._-+") != std::string::npos)
+    root.fail("name", fmt::format("'{}' must be letters, digits and . _ - + only", scenario.name));
+  scenario.seed = root.integer("seed", 1, 0, std::numeric_limits<std::int64_t>::max());
+  root.mark_known("calibration");
+
+  read_hardware(root.table("hardware"), scenario.hardware);
+  read_workload(root.table("workload"), scenario.workload);
+  read_policy_knobs(root.table("policy"), scenario.policy);
+  resolve_policy(scenario, origin);
+  scenario.calibration = read_calibration(root, scenario.hardware.pcie_h2d_gbps);
+  read_faults(root.table("faults"), scenario.faults);
   root.reject_unknown_keys();
   return scenario;
 }
