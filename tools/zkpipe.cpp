@@ -297,44 +297,18 @@ CLI::Option* add_enum_option(CLI::App* command, std::string name, Target& target
       ->type_name(joined_names(names, "|"));
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"zkpipe: Groth16 over BLS12-381 on CPU and GPU, a SimGrid model of the proving "
-               "pipeline, and property tests of its invariants"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "zkpipe " ZKPIPE_VERSION);
-  size_t threads = worker_threads();
-  app.add_option("--threads", threads, "CPU worker threads for NTT, MSM and setup (default: cores)")
-      ->check(CLI::Range(1, 4096));
-  int status = 0;
-
-  SetupOptions setup_options;
+void add_setup_command(CLI::App& app, SetupOptions& o) {
   auto* setup = app.add_subcommand("setup", "make a proving key and verifying key (seeded toxic waste: testing only)");
-  setup->add_option("--circuit", setup_options.circuit, "built-in circuit: poseidon-merkle or dense")->capture_default_str();
-  setup->add_option("--constraints", setup_options.constraints, "target constraint count")->capture_default_str();
-  setup->add_option("--seed", setup_options.seed, "seed of the toxic waste")->capture_default_str();
-  setup->add_option("--out-dir", setup_options.out_dir, "folder for proving.key and verification_key.json")->capture_default_str();
-  setup->add_option("--backend", setup_options.backend, "where the fixed-base products run: cpu or cuda")->capture_default_str();
-  setup->callback([&] { run_setup(setup_options); });
+  setup->add_option("--circuit", o.circuit, "built-in circuit: poseidon-merkle or dense")->capture_default_str();
+  setup->add_option("--constraints", o.constraints, "target constraint count")->capture_default_str();
+  setup->add_option("--seed", o.seed, "seed of the toxic waste")->capture_default_str();
+  setup->add_option("--out-dir", o.out_dir, "folder for proving.key and verification_key.json")->capture_default_str();
+  setup->add_option("--backend", o.backend, "where the fixed-base products run: cpu or cuda")->capture_default_str();
+  setup->callback([&o] { run_setup(o); });
+}
 
-  ProveOptions prove_options;
-  pipeline::Settings& engine = prove_options.engine;
-  auto* prove = app.add_subcommand("prove", "prove N partitions through the engine (synthesis threads, pinned or "
-                                            "pageable staging, GPU workers), verify each proof, write snarkjs JSON");
-  auto* key = prove->add_option("--key", prove_options.key, "proving key from `zkpipe setup`")->capture_default_str();
-  auto* witness_seed = prove->add_option("--witness-seed", prove_options.witness_seed, "seed of the built-in circuit's witness (partition i: seed + i)")->capture_default_str();
-  prove->add_option("--backend", engine.backend, "cpu, cuda, fake (CPU maths, seeded faults) or faulty-cuda (cuda with seeded faults at real CUDA calls); default: cuda where a device is present, else cpu");
-  auto* proof_path = prove->add_option("--proof", prove_options.proof, "proof output (snarkjs proof.json; proof-<i>.json for partition i of several)")->capture_default_str();
-  auto* public_path = prove->add_option("--public", prove_options.public_inputs, "public inputs output (snarkjs public.json; public-<i>.json)")->capture_default_str();
-  auto* zkey = prove->add_option("--zkey", prove_options.zkey, "prove a circom circuit: snarkjs Groth16 .zkey (bls12381)");
-  auto* wtns = prove->add_option("--wtns", prove_options.wtns, "circom witness files (.wtns) to prove with --zkey, one partition each "
-                                                               "(several values or repeated)");
-  auto* out_dir = prove->add_option("--out-dir", prove_options.out_dir, "with --zkey: write <dir>/<witness name>.proof.json and "
-                                                                        ".public.json per witness (the default, in '.', with several --wtns)");
-  auto* r1cs = prove->add_option("--r1cs", prove_options.r1cs, "the circuit's .r1cs: check every constraint before proving");
-  auto* partitions = prove->add_option("--partitions", prove_options.partitions, "independent proofs of the job (one key, witness seeds seed..seed+N-1)")
-      ->check(CLI::Range(1u, 1u << 20))->capture_default_str();
+// prove's engine settings: synthesis threads, staging and pools, budgets, workers, tables, retries.
+void add_engine_options(CLI::App* prove, pipeline::Settings& engine) {
   prove->add_option("--synthesis-threads", engine.synthesis_threads, "threads synthesizing partitions (default: half the cores)");
   prove->add_option("--in-flight", engine.partitions_in_flight, "partitions admitted and not yet copied to a GPU (default: synthesis threads + workers)");
   add_enum_option(prove, "--staging", engine.staging, zkpipe::policy::staging_names,
@@ -364,35 +338,79 @@ int main(int argc, char** argv) {
                   "measure one stage's capacity alone, writing no proofs: synthesis (partitions synthesized and "
                   "dropped) or gpu (partition 0's rows copied and proved N times); none: prove the job")
       ->default_str(std::string(pipeline::stage_alone_name(engine.stage_alone)));
-  prove->add_flag("--resume", prove_options.resume, "prove only the partitions whose proof and public files are missing or "
-                                                   "do not verify against the key (after a killed job); keep the others");
-  prove->add_option("--trace-dir", prove_options.trace_dir, "write the job's trace here: trace.csv, trace.json (sidecar), trace.perfetto.json");
-  // --backend fake and faulty-cuda draw their faults from faults::FaultInjector, the model's seeded source.
-  prove->add_option("--fault-seed", engine.fake.faults.seed, "--backend fake, faulty-cuda: seed of the injected faults (replays them)")->capture_default_str();
-  prove->add_option("--fault-rate", engine.fake.faults.gpu_error_probability, "--backend fake, faulty-cuda: probability that an attempt's kernel call fails")->capture_default_str();
-  prove->add_option("--copy-fault-rate", engine.fake.faults.stalled_transfer_probability, "--backend fake, faulty-cuda: probability that an attempt's staging copy fails (faulty-cuda: stalls until the --stall-s watchdog)")->capture_default_str();
-  prove->add_option("--stall-s", engine.fake.faults.stalled_transfer_s, "--backend fake, faulty-cuda: seconds a stalled copy hangs before its watchdog gives up (faulty-cuda: the watchdog of every copy)")->capture_default_str();
-  prove->add_option("--wrong-result-rate", engine.fake.faults.wrong_result_probability, "--backend fake: probability that an attempt's proof comes out wrong (caught by verification)")->capture_default_str();
-  prove->add_option("--device-lost-rate", engine.fake.faults.worker_death_probability, "--backend fake, faulty-cuda: probability that a worker's device is lost at an attempt's copy (faulty-cuda: a sticky illegal-address error)")->capture_default_str();
-  prove->add_option("--alloc-fault-rate", engine.fake.faults.device_allocation_failure_probability, "--backend faulty-cuda: probability that an attempt's device allocation fails")->capture_default_str();
-  prove->add_option("--device-reset-rate", engine.fake.faults.device_reset_probability, "--backend faulty-cuda: probability that a worker's device context is reset under an attempt")->capture_default_str();
-  prove->add_option("--fake-device-memory", engine.fake.device_memory_bytes, "--backend fake: the fake device's memory, e.g. 16GiB, which the device budget's default is taken from (default: as much as the job needs)")
+}
+
+// --backend fake and faulty-cuda draw their faults from faults::FaultInjector, the model's seeded source.
+void add_fault_options(CLI::App* prove, pipeline::FakeDeviceOptions& fake) {
+  prove->add_option("--fault-seed", fake.faults.seed, "--backend fake, faulty-cuda: seed of the injected faults (replays them)")->capture_default_str();
+  prove->add_option("--fault-rate", fake.faults.gpu_error_probability, "--backend fake, faulty-cuda: probability that an attempt's kernel call fails")->capture_default_str();
+  prove->add_option("--copy-fault-rate", fake.faults.stalled_transfer_probability, "--backend fake, faulty-cuda: probability that an attempt's staging copy fails (faulty-cuda: stalls until the --stall-s watchdog)")->capture_default_str();
+  prove->add_option("--stall-s", fake.faults.stalled_transfer_s, "--backend fake, faulty-cuda: seconds a stalled copy hangs before its watchdog gives up (faulty-cuda: the watchdog of every copy)")->capture_default_str();
+  prove->add_option("--wrong-result-rate", fake.faults.wrong_result_probability, "--backend fake: probability that an attempt's proof comes out wrong (caught by verification)")->capture_default_str();
+  prove->add_option("--device-lost-rate", fake.faults.worker_death_probability, "--backend fake, faulty-cuda: probability that a worker's device is lost at an attempt's copy (faulty-cuda: a sticky illegal-address error)")->capture_default_str();
+  prove->add_option("--alloc-fault-rate", fake.faults.device_allocation_failure_probability, "--backend faulty-cuda: probability that an attempt's device allocation fails")->capture_default_str();
+  prove->add_option("--device-reset-rate", fake.faults.device_reset_probability, "--backend faulty-cuda: probability that a worker's device context is reset under an attempt")->capture_default_str();
+  prove->add_option("--fake-device-memory", fake.device_memory_bytes, "--backend fake: the fake device's memory, e.g. 16GiB, which the device budget's default is taken from (default: as much as the job needs)")
       ->transform(CLI::AsSizeValue(false));
-  prove->add_option("--pinning-fault-rate", engine.fake.faults.pinned_allocation_failure_probability, "--backend fake, faulty-cuda: probability that the pinned pool's allocation is refused (staging falls back to pageable)")->capture_default_str();
+  prove->add_option("--pinning-fault-rate", fake.faults.pinned_allocation_failure_probability, "--backend fake, faulty-cuda: probability that the pinned pool's allocation is refused (staging falls back to pageable)")->capture_default_str();
+}
+
+void add_prove_command(CLI::App& app, ProveOptions& o) {
+  auto* prove = app.add_subcommand("prove", "prove N partitions through the engine (synthesis threads, pinned or "
+                                            "pageable staging, GPU workers), verify each proof, write snarkjs JSON");
+  auto* key = prove->add_option("--key", o.key, "proving key from `zkpipe setup`")->capture_default_str();
+  auto* witness_seed = prove->add_option("--witness-seed", o.witness_seed, "seed of the built-in circuit's witness (partition i: seed + i)")->capture_default_str();
+  prove->add_option("--backend", o.engine.backend, "cpu, cuda, fake (CPU maths, seeded faults) or faulty-cuda (cuda with seeded faults at real CUDA calls); default: cuda where a device is present, else cpu");
+  auto* proof_path = prove->add_option("--proof", o.proof, "proof output (snarkjs proof.json; proof-<i>.json for partition i of several)")->capture_default_str();
+  auto* public_path = prove->add_option("--public", o.public_inputs, "public inputs output (snarkjs public.json; public-<i>.json)")->capture_default_str();
+  auto* zkey = prove->add_option("--zkey", o.zkey, "prove a circom circuit: snarkjs Groth16 .zkey (bls12381)");
+  auto* wtns = prove->add_option("--wtns", o.wtns, "circom witness files (.wtns) to prove with --zkey, one partition each "
+                                                   "(several values or repeated)");
+  auto* out_dir = prove->add_option("--out-dir", o.out_dir, "with --zkey: write <dir>/<witness name>.proof.json and "
+                                                            ".public.json per witness (the default, in '.', with several --wtns)");
+  auto* r1cs = prove->add_option("--r1cs", o.r1cs, "the circuit's .r1cs: check every constraint before proving");
+  auto* partitions = prove->add_option("--partitions", o.partitions, "independent proofs of the job (one key, witness seeds seed..seed+N-1)")
+      ->check(CLI::Range(1u, 1u << 20))->capture_default_str();
+  add_engine_options(prove, o.engine);
+  prove->add_flag("--resume", o.resume, "prove only the partitions whose proof and public files are missing or "
+                                        "do not verify against the key (after a killed job); keep the others");
+  prove->add_option("--trace-dir", o.trace_dir, "write the job's trace here: trace.csv, trace.json (sidecar), trace.perfetto.json");
+  add_fault_options(prove, o.engine.fake);
   zkey->needs(wtns)->excludes(key)->excludes(witness_seed);
   wtns->needs(zkey);
   r1cs->needs(zkey);
   out_dir->needs(zkey);
   prove->callback([&, partitions, proof_path, public_path] {
-    run_prove(prove_options, partitions->count() > 0, proof_path->count() + public_path->count() > 0);
+    run_prove(o, partitions->count() > 0, proof_path->count() + public_path->count() > 0);
   });
+}
 
-  VerifyOptions verify_options;
+void add_verify_command(CLI::App& app, VerifyOptions& o, int& status) {
   auto* verify = app.add_subcommand("verify", "verify a snarkjs-format Groth16 proof (exit 1 when invalid)");
-  verify->add_option("--vk", verify_options.vk, "verification_key.json")->capture_default_str();
-  verify->add_option("--proof", verify_options.proof, "proof.json")->capture_default_str();
-  verify->add_option("--public", verify_options.public_inputs, "public.json")->capture_default_str();
-  verify->callback([&] { status = run_verify(verify_options); });
+  verify->add_option("--vk", o.vk, "verification_key.json")->capture_default_str();
+  verify->add_option("--proof", o.proof, "proof.json")->capture_default_str();
+  verify->add_option("--public", o.public_inputs, "public.json")->capture_default_str();
+  verify->callback([&o, &status] { status = run_verify(o); });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"zkpipe: Groth16 over BLS12-381 on CPU and GPU, a SimGrid model of the proving "
+               "pipeline, and property tests of its invariants"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "zkpipe " ZKPIPE_VERSION);
+  size_t threads = worker_threads();
+  app.add_option("--threads", threads, "CPU worker threads for NTT, MSM and setup (default: cores)")
+      ->check(CLI::Range(1, 4096));
+  int status = 0;
+
+  SetupOptions setup_options;
+  add_setup_command(app, setup_options);
+  ProveOptions prove_options;
+  add_prove_command(app, prove_options);
+  VerifyOptions verify_options;
+  add_verify_command(app, verify_options, status);
 
   auto* list = app.add_subcommand("circuits", "list the built-in circuits");
   list->callback([] {
