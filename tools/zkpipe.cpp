@@ -173,6 +173,36 @@ pipeline::Job load_job(const ProveOptions& o, groth16::ProvingKey& pk, std::uniq
   return job;
 }
 
+// What names partition i (of the whole job) in messages: its witness file for circom, else its number.
+std::string partition_name(const ProveOptions& o, uint32_t partition) {
+  if (o.wtns.size() > 1) return fmt::format("witness {}", o.wtns[partition].string());
+  return o.wtns.empty() || o.partitions > 1 ? fmt::format("partition {}", partition)
+                                            : fmt::format("witness {}", o.wtns.front().string());
+}
+
+// Where the proofs of a job of several went, then an error naming each failed partition (its
+// partition i is partition original[i] of the whole job).
+void say_outcome(const ProveOptions& o, const pipeline::JobReport& report, bool named_outputs,
+                 const std::vector<uint32_t>& original) {
+  if (o.engine.stage_alone == pipeline::StageAlone::none && report.proved && report.partitions > 1) {
+    if (named_outputs)
+      fmt::print("prove: {} of {} witnesses proved; proofs written as {}/<witness>.proof.json and .public.json\n",
+                 report.proved, report.partitions, o.out_dir.value_or(".").string());
+    else
+      fmt::print("prove: {} verified proofs written as {} and {}\n", report.proved,
+                 partition_path(o.proof, 0, o.partitions).string(),
+                 partition_path(o.public_inputs, 0, o.partitions).string());
+  }
+  if (report.failed.empty()) return;
+  std::string failures;
+  for (const auto& failed : report.failed)
+    failures += fmt::format("\n  {}: no proof written; {} failed attempts, the last: {}",
+                            partition_name(o, original.at(failed.partition)), failed.failed_attempts, failed.last_error);
+  fail("{} of {} partitions failed{}:{}{}", report.failed.size(), report.partitions,
+       report.proved ? fmt::format(" ({} proved and written)", report.proved) : std::string(), failures,
+       o.zkey.empty() || o.r1cs ? "" : "\n  (a witness may be wrong: give --r1cs to find the failing constraint)");
+}
+
 // Proves every partition through the engine (a single partition is one proof, as before the
 // engine); each proof is verified before it is written, failed partitions end in an error that
 // names each one (its witness file, for circom), after the others are written. With --resume,
@@ -203,12 +233,6 @@ void run_prove(const ProveOptions& o, bool partitions_given, bool output_paths_g
     if (original.empty()) return;
     job = zkpipe::tools::job_of_partitions(job, original);
   }
-  // What names partition i (of the whole job) in messages: its witness file for circom, else its number.
-  auto partition_name = [&](uint32_t partition) {
-    if (o.wtns.size() > 1) return fmt::format("witness {}", o.wtns[partition].string());
-    return o.wtns.empty() || o.partitions > 1 ? fmt::format("partition {}", partition)
-                                              : fmt::format("witness {}", o.wtns.front().string());
-  };
   auto write = [&](const pipeline::ProvedPartition& proved) {
     if (o.engine.stage_alone != pipeline::StageAlone::none) return;  // a capacity measurement, not a job
     const uint32_t partition = original.at(proved.partition);
@@ -223,7 +247,7 @@ void run_prove(const ProveOptions& o, bool partitions_given, bool output_paths_g
                  100.0 * double(counts->zeros + counts->ones) / double(vars));
     }
     if (named_outputs || o.partitions == 1)
-      fmt::print("prove: {}: proof verified; wrote {} and {}\n", partition_name(partition), proof.string(),
+      fmt::print("prove: {}: proof verified; wrote {} and {}\n", partition_name(o, partition), proof.string(),
                  publics.string());
   };
   auto report = pipeline::run_job(job, o.engine, write,
@@ -235,24 +259,7 @@ void run_prove(const ProveOptions& o, bool partitions_given, bool output_paths_g
     fmt::print("prove: trace {} (sidecar trace.json; trace.perfetto.json opens in ui.perfetto.dev)\n",
                (*o.trace_dir / "trace.csv").string());
   }
-  if (o.engine.stage_alone == pipeline::StageAlone::none && report.proved && job.partitions > 1) {
-    if (named_outputs)
-      fmt::print("prove: {} of {} witnesses proved; proofs written as {}/<witness>.proof.json and .public.json\n",
-                 report.proved, job.partitions, o.out_dir.value_or(".").string());
-    else
-      fmt::print("prove: {} verified proofs written as {} and {}\n", report.proved,
-                 partition_path(o.proof, 0, o.partitions).string(),
-                 partition_path(o.public_inputs, 0, o.partitions).string());
-  }
-  if (!report.failed.empty()) {
-    std::string failures;
-    for (const auto& failed : report.failed)
-      failures += fmt::format("\n  {}: no proof written; {} failed attempts, the last: {}", partition_name(original.at(failed.partition)),
-                              failed.failed_attempts, failed.last_error);
-    fail("{} of {} partitions failed{}:{}{}", report.failed.size(), report.partitions,
-         report.proved ? fmt::format(" ({} proved and written)", report.proved) : std::string(), failures,
-         o.zkey.empty() || o.r1cs ? "" : "\n  (a witness may be wrong: give --r1cs to find the failing constraint)");
-  }
+  say_outcome(o, report, named_outputs, original);
 }
 
 struct VerifyOptions {
