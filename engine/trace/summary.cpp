@@ -29,6 +29,41 @@ double median(std::vector<double> values) {
   return (lower + upper) / 2;
 }
 
+namespace {
+
+// Partitions completed per second between the first completion and the last: (N - 1) / span, 0
+// with fewer than two completions or none apart.
+double steady_partitions_per_s(const std::map<std::pair<std::string, std::uint32_t>, double>& completed) {
+  if (completed.size() < 2) return 0;
+  double first_done_s = std::numeric_limits<double>::infinity(), last_done_s = -first_done_s;
+  for (const auto& [partition, done_s] : completed) {
+    first_done_s = std::min(first_done_s, done_s);
+    last_done_s = std::max(last_done_s, done_s);
+  }
+  return last_done_s > first_done_s ? double(completed.size() - 1) / (last_done_s - first_done_s) : 0;
+}
+
+// Each GPU's busy time (the union of its kernel intervals) over the window from its first kernel's
+// start to its last one's end; GPUs whose window is empty are left out.
+std::map<std::string, double> gpu_utilization_by_gpu(
+    std::map<std::string, std::vector<std::pair<double, double>>> compute_by_gpu) {
+  std::map<std::string, double> utilization;
+  for (auto& [gpu, intervals] : compute_by_gpu) {
+    double window_begin_s = intervals.front().first, window_end_s = intervals.front().second;
+    for (const auto& [start, end] : intervals) {
+      window_begin_s = std::min(window_begin_s, start);
+      window_end_s = std::max(window_end_s, end);
+    }
+    if (window_end_s <= window_begin_s) continue;
+    double busy_s = 0;
+    for (const auto& [start, end] : interval_union(std::move(intervals))) busy_s += end - start;
+    utilization[gpu] = busy_s / (window_end_s - window_begin_s);
+  }
+  return utilization;
+}
+
+}  // namespace
+
 TraceSummary summarize(std::span<const Span> spans) {
   TraceSummary summary;
   if (spans.empty()) return summary;
@@ -65,26 +100,8 @@ TraceSummary summarize(std::span<const Span> spans) {
   if (summary.makespan_s > 0) {
     summary.partitions_per_s = double(completed.size()) / summary.makespan_s;
   }
-  if (completed.size() >= 2) {
-    double first_done_s = std::numeric_limits<double>::infinity(), last_done_s = -first_done_s;
-    for (const auto& [partition, done_s] : completed) {
-      first_done_s = std::min(first_done_s, done_s);
-      last_done_s = std::max(last_done_s, done_s);
-    }
-    if (last_done_s > first_done_s)
-      summary.steady_partitions_per_s = double(completed.size() - 1) / (last_done_s - first_done_s);
-  }
-  for (auto& [gpu, intervals] : compute_by_gpu) {
-    double window_begin_s = intervals.front().first, window_end_s = intervals.front().second;
-    for (const auto& [start, end] : intervals) {
-      window_begin_s = std::min(window_begin_s, start);
-      window_end_s = std::max(window_end_s, end);
-    }
-    if (window_end_s <= window_begin_s) continue;
-    double busy_s = 0;
-    for (const auto& [start, end] : interval_union(std::move(intervals))) busy_s += end - start;
-    summary.gpu_utilization_by_gpu[gpu] = busy_s / (window_end_s - window_begin_s);
-  }
+  summary.steady_partitions_per_s = steady_partitions_per_s(completed);
+  summary.gpu_utilization_by_gpu = gpu_utilization_by_gpu(std::move(compute_by_gpu));
   for (const auto& [gpu, utilization] : summary.gpu_utilization_by_gpu)
     summary.gpu_utilization += utilization / double(summary.gpu_utilization_by_gpu.size());
   if (h2d_time_s > 0) summary.h2d_gbps = double(summary.h2d_bytes) / h2d_time_s / 1e9;
