@@ -110,39 +110,28 @@ ValidationSplit split_runs(const std::vector<MeasuredRun>& runs, const std::vect
   return split;
 }
 
-std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::path>& calibration_files) {
-  const nlohmann::json& settings = run.sidecar.settings;
-  const trace::MachineFacts& machine = run.sidecar.machine;
-  const trace::JobFacts& job = run.sidecar.scenario;
-  const auto shape = measured_shape(trace::read_csv_file(run.trace), job.variables.value_or(0),
-                                    std::uint32_t(job.public_inputs.value_or(0)));
-  if (!shape)
-    throw std::runtime_error(fmt::format("{}: no GPU attempt with msm_a and a partition size: nothing to predict",
-                                         run.trace.string()));
-  for (const char* key : {"staging", "synthesis_threads", "partitions_in_flight", "host_budget_bytes", "workers_per_gpu"})
-    require(settings.contains(key), fmt::format("settings.{}", key), run);
-  // Runs traced before a setting existed read as its default (one pool per host, the key on the device).
-  const auto policy = settings.get<policy::JobSettings>();
-  const double abc_bytes = double(required(job.partition_abc_bytes, "scenario.partition_abc_bytes", run));
-  constexpr double mib = double(1 << 20), gib = double(1ull << 30);
+namespace {
 
-  toml::array includes;
-  for (const fs::path& file : calibration_files) includes.push_back(file.string());
-  toml::table hardware{{"cores", std::int64_t(required(machine.cores, "machine.cores", run))},
-                       {"pcie_h2d_gbps", required(machine.pcie_h2d_gbps, "machine.pcie_h2d_gbps", run)},
-                       {"gpus", zk::json_number_or(settings, "settings", "gpus", std::int64_t{1})}};
+constexpr double mib = double(1 << 20), gib = double(1ull << 30);
+
+// The scenario's [workload]: the run's partitions and the shape its trace measured, with what the
+// backend held on a device (runs traced since the device-memory plan) and what the host budget
+// held beside the a/b/c (runs that state their workers' bytes).
+toml::table workload_table(const MeasuredRun& run, const WorkloadShape& shape) {
+  const nlohmann::json& settings = run.sidecar.settings;
+  const trace::JobFacts& job = run.sidecar.scenario;
+  const double abc_bytes = double(required(job.partition_abc_bytes, "scenario.partition_abc_bytes", run));
   toml::table workload{
       {"partitions", std::int64_t(job.partitions)},
-      {"constraints_per_partition", std::int64_t(shape->constraints)},
-      {"bytes_per_constraint", std::max(1.0, abc_bytes / double(shape->constraints))},
-      {"zero_scalar_share", shape->zero_scalar_share},
-      {"one_scalar_share", shape->one_scalar_share},
-      {"variables", std::int64_t(shape->variables)},
+      {"constraints_per_partition", std::int64_t(shape.constraints)},
+      {"bytes_per_constraint", std::max(1.0, abc_bytes / double(shape.constraints))},
+      {"zero_scalar_share", shape.zero_scalar_share},
+      {"one_scalar_share", shape.one_scalar_share},
+      {"variables", std::int64_t(shape.variables)},
       {"public_inputs", std::int64_t(job.public_inputs.value_or(0))},
-      {"public_inputs_one", std::int64_t(shape->public_inputs_one)},
-      {"public_inputs_zero", std::int64_t(shape->public_inputs_zero)},
-      {"witness_upload_mib", double(shape->witness_upload_bytes) / mib}};
-  // What the backend held on a device (runs traced since the device-memory plan) ...
+      {"public_inputs_one", std::int64_t(shape.public_inputs_one)},
+      {"public_inputs_zero", std::int64_t(shape.public_inputs_zero)},
+      {"witness_upload_mib", double(shape.witness_upload_bytes) / mib}};
   if (settings.contains("device_footprint")) {
     const auto footprint = settings.at("device_footprint").get<policy::DeviceFootprint>();
     workload.insert("device_key_mib", double(footprint.key_bytes) / mib);
@@ -150,12 +139,21 @@ std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::
     workload.insert("device_worker_mib", double(footprint.worker_bytes) / mib);
     workload.insert("device_streaming_mib", double(footprint.streaming_bytes) / mib);
   }
-  // ... and what its host budget held beside the a/b/c (runs that state their workers' bytes).
   if (job.worker_host_bytes) {
     workload.insert("host_witness_mib", double(job.partition_witness_bytes.value_or(0)) / mib);
     workload.insert("host_key_mib", double(job.proving_key_bytes.value_or(0)) / mib);
     workload.insert("host_worker_mib", double(*job.worker_host_bytes) / mib);
   }
+  return workload;
+}
+
+// The scenario's [policy]: the run's effective settings. Runs traced before a setting existed
+// read as its default (one pool per host, the key on the device).
+toml::table policy_table(const MeasuredRun& run) {
+  const nlohmann::json& settings = run.sidecar.settings;
+  for (const char* key : {"staging", "synthesis_threads", "partitions_in_flight", "host_budget_bytes", "workers_per_gpu"})
+    require(settings.contains(key), fmt::format("settings.{}", key), run);
+  const auto policy = settings.get<policy::JobSettings>();
   toml::table knobs{
       {"synthesis_threads", std::int64_t(policy.synthesis_threads)},
       {"synthesis_core_share", std::string(zk::name_of(synthesis_core_share_names, synthesis_core_share_of(run.sidecar)))},
@@ -168,6 +166,27 @@ std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::
       {"retry_limit", std::int64_t(policy.retry_limit)},
       {"device_budget_gib", double(policy.device_budget_bytes) / gib}};
   if (*policy.staging == policy::Staging::pinned) knobs.insert("pool_slabs", std::int64_t(policy.pool_slabs));
+  return knobs;
+}
+
+}  // namespace
+
+std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::path>& calibration_files) {
+  const trace::MachineFacts& machine = run.sidecar.machine;
+  const trace::JobFacts& job = run.sidecar.scenario;
+  const auto shape = measured_shape(trace::read_csv_file(run.trace), job.variables.value_or(0),
+                                    std::uint32_t(job.public_inputs.value_or(0)));
+  if (!shape)
+    throw std::runtime_error(fmt::format("{}: no GPU attempt with msm_a and a partition size: nothing to predict",
+                                         run.trace.string()));
+  const toml::table knobs = policy_table(run);
+  const toml::table workload = workload_table(run, *shape);
+  toml::array includes;
+  for (const fs::path& file : calibration_files) includes.push_back(file.string());
+  const toml::table hardware{
+      {"cores", std::int64_t(required(machine.cores, "machine.cores", run))},
+      {"pcie_h2d_gbps", required(machine.pcie_h2d_gbps, "machine.pcie_h2d_gbps", run)},
+      {"gpus", zk::json_number_or(run.sidecar.settings, "settings", "gpus", std::int64_t{1})}};
   const toml::table scenario{{"name", safe_name(run.name)}, {"seed", 1},           {"calibration", includes},
                              {"hardware", hardware},        {"workload", workload}, {"policy", knobs}};
   std::ostringstream text;
