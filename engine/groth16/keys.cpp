@@ -159,18 +159,11 @@ void write_proving_key(const ProvingKey& pk, const std::filesystem::path& path) 
   });
 }
 
-ProvingKey read_proving_key(const std::filesystem::path& path) {
-  Reader r(path);
-  char m[8];
-  r.bytes(m, sizeof m, "the magic");
-  if (std::memcmp(m, magic, sizeof m) != 0)
-    fail("{}: not a zkpipe proving key (bad magic at byte 0); give the file `zkpipe setup` wrote",
-         path.string());
-  auto version = r.value<uint32_t>("the version");
-  if (version != format_version)
-    fail("{}: proving key format version {} is not supported (expected {}); make the key again",
-         path.string(), version, format_version);
-  ProvingKey pk;
+namespace {
+
+// The header after the magic and version: the circuit, the counts and the domain, each bound
+// checked before the sums that use it, and the file's size against what they imply.
+void read_header(Reader& r, const std::filesystem::path& path, ProvingKey& pk) {
   auto name_bytes = r.value<uint32_t>("the circuit name length");
   if (name_bytes > max_name_bytes)
     fail("{}: at byte 12: circuit name of {} bytes (at most {}); the file is corrupt", path.string(),
@@ -182,7 +175,6 @@ ProvingKey read_proving_key(const std::filesystem::path& path) {
   pk.num_public = r.value<uint32_t>("the public input count");
   pk.num_vars = r.value<uint32_t>("the variable count");
   pk.lg_domain = r.value<uint32_t>("the domain size");
-  // Each bound before the sums that use it, so that no sum wraps.
   if (pk.lg_domain > max_lg_domain || pk.num_vars < uint64_t{pk.num_public} + 1 ||
       pk.num_constraints >= (uint64_t{1} << pk.lg_domain) ||
       pk.num_constraints + pk.num_public >= (uint64_t{1} << pk.lg_domain))
@@ -197,6 +189,18 @@ ProvingKey read_proving_key(const std::filesystem::path& path) {
   if (r.size() < least_size)
     fail("{}: the file has {} bytes, its header implies at least {}; the file is truncated or corrupt",
          path.string(), r.size(), least_size);
+}
+
+// `count` points, each checked to lie on its curve.
+template <class Point>
+std::vector<Point> read_points(Reader& r, uint64_t count, const char* what) {
+  std::vector<Point> points = r.array<Point>(count, what);
+  check_points(r, points, r.offset(), what);
+  return points;
+}
+
+// The six fixed points, then the MSMs' point arrays.
+void read_key_points(Reader& r, ProvingKey& pk) {
   pk.alpha1 = r.value<G1Affine>("alpha1");
   pk.beta1 = r.value<G1Affine>("beta1");
   pk.delta1 = r.value<G1Affine>("delta1");
@@ -207,18 +211,30 @@ ProvingKey read_proving_key(const std::filesystem::path& path) {
   std::vector<G2Affine> fixed_g2{pk.beta2, pk.gamma2, pk.delta2};
   check_points(r, fixed_g1, r.offset() - 3 * sizeof(G2Affine), "alpha1/beta1/delta1");
   check_points(r, fixed_g2, r.offset(), "beta2/gamma2/delta2");
-  pk.ic = r.array<G1Affine>(pk.num_public + 1, "ic");
-  check_points(r, pk.ic, r.offset(), "ic");
-  pk.a = r.array<G1Affine>(pk.num_vars, "a");
-  check_points(r, pk.a, r.offset(), "a");
-  pk.b1 = r.array<G1Affine>(pk.num_vars, "b1");
-  check_points(r, pk.b1, r.offset(), "b1");
-  pk.l = r.array<G1Affine>(pk.num_vars - pk.num_public - 1, "l");
-  check_points(r, pk.l, r.offset(), "l");
-  pk.h = r.array<G1Affine>(uint64_t{1} << pk.lg_domain, "h");
-  check_points(r, pk.h, r.offset(), "h");
-  pk.b2 = r.array<G2Affine>(pk.num_vars, "b2");
-  check_points(r, pk.b2, r.offset(), "b2");
+  pk.ic = read_points<G1Affine>(r, pk.num_public + 1, "ic");
+  pk.a = read_points<G1Affine>(r, pk.num_vars, "a");
+  pk.b1 = read_points<G1Affine>(r, pk.num_vars, "b1");
+  pk.l = read_points<G1Affine>(r, pk.num_vars - pk.num_public - 1, "l");
+  pk.h = read_points<G1Affine>(r, uint64_t{1} << pk.lg_domain, "h");
+  pk.b2 = read_points<G2Affine>(r, pk.num_vars, "b2");
+}
+
+}  // namespace
+
+ProvingKey read_proving_key(const std::filesystem::path& path) {
+  Reader r(path);
+  char m[8];
+  r.bytes(m, sizeof m, "the magic");
+  if (std::memcmp(m, magic, sizeof m) != 0)
+    fail("{}: not a zkpipe proving key (bad magic at byte 0); give the file `zkpipe setup` wrote",
+         path.string());
+  auto version = r.value<uint32_t>("the version");
+  if (version != format_version)
+    fail("{}: proving key format version {} is not supported (expected {}); make the key again",
+         path.string(), version, format_version);
+  ProvingKey pk;
+  read_header(r, path, pk);
+  read_key_points(r, pk);
   pk.constraints.a = read_matrix(r, pk, "matrix A");
   pk.constraints.b = read_matrix(r, pk, "matrix B");
   pk.constraints.c = read_matrix(r, pk, "matrix C");
