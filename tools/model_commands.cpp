@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <thread>
 
@@ -70,7 +71,8 @@ void add_simulate(CLI::App& app) {
   command->add_option("--circom", options->circom, "take the workload from a circom circuit: ZKEY WTNS")
       ->expected(2)->check(CLI::ExistingFile);
   command->add_option("scenario", options->scenario, "scenario TOML file")->required()->check(CLI::ExistingFile);
-  command->add_option("--seed", options->seed, "seed for injected faults (overrides the scenario's)");
+  command->add_option("--seed", options->seed, "seed for injected faults (overrides the scenario's)")
+      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t(std::numeric_limits<std::int64_t>::max())));  // a TOML integer
   command->add_option("--set", options->settings, "override a key: --set policy.pool_slabs=8 (value in TOML)");
   command->add_option("-o,--trace", options->trace_csv, "write the simulated trace CSV here (and its .json sidecar)");
   command->add_option("--perfetto", options->chrome_trace, "write a Chrome/Perfetto trace JSON here");
