@@ -147,8 +147,9 @@ void check_prove_options(const ProveOptions& o, bool named_outputs, bool partiti
          "leave out one of them");
 }
 
-// Loads the key (the built-in circuit's, or the .zkey with every witness header checked) into
-// `pk` and returns the job of all partitions; `circuit` keeps a built-in circuit the job uses.
+// Loads the key (the built-in circuit's, or the .zkey with every witness's header and the .r1cs's
+// checked) into `pk` and returns the job of all partitions; `circuit` keeps a built-in circuit the
+// job uses.
 pipeline::Job load_job(const ProveOptions& o, groth16::ProvingKey& pk, std::unique_ptr<circuits::Circuit>& circuit) {
   auto t0 = Clock::now();
   pipeline::Job job;
@@ -162,6 +163,7 @@ pipeline::Job load_job(const ProveOptions& o, groth16::ProvingKey& pk, std::uniq
   } else {
     auto zkey = circom::ZkeyFile::open(o.zkey);
     circom::check_witnesses_fit_key(zkey, o.wtns);  // every header, before any proof
+    if (o.r1cs) circom::check_r1cs_fits_key(zkey, *o.r1cs);
     pk = zkey.proving_key();
     std::vector<fs::path> witnesses = o.wtns;
     if (witnesses.size() == 1) witnesses.assign(o.partitions, o.wtns.front());

@@ -15,7 +15,7 @@ void check_witness_fits_key(const ZkeyFile& zkey, size_t values, const std::file
          wtns.string(), values, zkey.name(), zkey.header().num_vars);
 }
 
-void check_r1cs_fits_key(const ZkeyFile& zkey, const R1csFile& r1cs) {
+void check_r1cs_header_fits_key(const ZkeyFile& zkey, const R1csFile& r1cs) {
   const auto& k = zkey.header();
   const auto& c = r1cs.header();
   if (c.num_wires != k.num_vars || c.num_public() != k.num_public || c.num_constraints != k.num_constraints)
@@ -33,7 +33,7 @@ std::vector<Fr> circom_rows(ZkeyFile& zkey, const std::filesystem::path& wtns,
   std::optional<R1csFile> r1cs;
   if (r1cs_path) {
     r1cs.emplace(R1csFile::open(*r1cs_path));
-    check_r1cs_fits_key(zkey, *r1cs);
+    check_r1cs_header_fits_key(zkey, *r1cs);
   }
   auto z = read_witness(wtns);
   check_witness_fits_key(zkey, z.size(), wtns);
@@ -48,6 +48,10 @@ CircomRows circom_rows(ZkeyFile& zkey, const std::filesystem::path& wtns,
   CircomRows rows{std::vector<Fr>(n), std::vector<Fr>(n), std::vector<Fr>(n), {}};
   rows.z = circom_rows(zkey, wtns, r1cs, rows.a, rows.b, rows.c, log);
   return rows;
+}
+
+void check_r1cs_fits_key(const ZkeyFile& zkey, const std::filesystem::path& r1cs) {
+  check_r1cs_header_fits_key(zkey, R1csFile::open(r1cs));
 }
 
 void check_witnesses_fit_key(const ZkeyFile& zkey, std::span<const std::filesystem::path> wtns) {

@@ -39,6 +39,9 @@ CircomRows circom_rows(ZkeyFile& zkey, const std::filesystem::path& wtns,
 // the key's number of variables (headers only). Throws one zk::Error listing every file that is
 // not, each with why, and saying that nothing was proved.
 void check_witnesses_fit_key(const ZkeyFile& zkey, std::span<const std::filesystem::path> wtns);
+// Checks, before any proof, that `r1cs` is a circom constraint file of the key's circuit (its
+// header: wires, public inputs, constraints). Throws a zk::Error naming the files otherwise.
+void check_r1cs_fits_key(const ZkeyFile& zkey, const std::filesystem::path& r1cs);
 
 // Where each of several witnesses' proof goes: <out_dir>/<stem>.proof.json and
 // <out_dir>/<stem>.public.json, <stem> the witness file's name without its extension

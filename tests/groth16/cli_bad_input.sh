@@ -38,6 +38,14 @@ expect_error "resume of a stage measured alone" prove --key "$work/k/proving.key
 expect_error "proofs to the missing folder" prove --key "$work/k/proving.key" --proof "$work/absent/proof.json"
 fixtures=$(dirname "$0")/../circom/fixtures
 expect_error "one witness named N times" prove --zkey "$fixtures/tiny.zkey" --wtns "$fixtures/tiny.wtns" --partitions 2 --out-dir "$work/o"
+expect_error "an .r1cs that is a .zkey" prove --zkey "$fixtures/tiny.zkey" --wtns "$fixtures/tiny.wtns" --r1cs "$fixtures/tiny.zkey"
+# ... refused before any partition is tried, not retried as a partition's failure
+err=$("$zkpipe" prove --zkey "$fixtures/tiny.zkey" --wtns "$fixtures/tiny.wtns" --r1cs "$fixtures/tiny.zkey" 2>&1 >/dev/null)
+if grep -q "not a .r1cs file" <<<"$err" && ! grep -q "attempts" <<<"$err"; then
+  echo "ok: the .r1cs is checked before proving"
+else
+  echo "FAIL: the .r1cs was not checked before proving: $err"; failures=$((failures + 1))
+fi
 
 # A whole number is read in decimal, as written: a sign on a count, size or seed, or a number past
 # 64 bits, is refused by the command line (its exit status and a message naming the option).
