@@ -60,18 +60,13 @@ struct FactReader {
   }
   template <typename T>
   T get(const char* key) const {
-    if constexpr (std::is_arithmetic_v<T>) {
-      try {
-        return zk::json_number<T>(json.at(key), fmt::format("{}.{}", section, key));
-      } catch (const std::invalid_argument& error) {
-        throw TraceError(error.what());
-      }
-    } else {
-      try {
-        return json.at(key).get<T>();
-      } catch (const nlohmann::json::exception& error) {
-        throw TraceError(fmt::format("{}.{}: {}", section, key, error.what()));
-      }
+    try {
+      if constexpr (std::is_arithmetic_v<T>) return zk::json_number<T>(json.at(key), fmt::format("{}.{}", section, key));
+      else return json.at(key).get<T>();
+    } catch (const nlohmann::json::exception& error) {
+      throw TraceError(fmt::format("{}.{}: {}", section, key, error.what()));
+    } catch (const std::invalid_argument& error) {  // json_number's, which names section.key
+      throw TraceError(error.what());
     }
   }
 };
