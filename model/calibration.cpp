@@ -130,6 +130,38 @@ void add_assembly_evidence(const trace::Trace& spans, AssemblyEvidence& evidence
   }
 }
 
+// The kernel spans that waited for another worker's copy to their GPU, each with the seconds it
+// lasted beyond its phase's median in its run: spans that started while such a copy ran and lasted
+// longer than the median by 5 ms, by half the median and by a third of what was left of the copy,
+// at least. In the H200's pageable 2^24 runs with two and three workers (checks24-h200-20261203),
+// about one msm_a in four that started during another worker's pageable copy (a/b/c or witness)
+// ran on until that copy ended, then for its usual 54 ms; pinned runs show none. Those seconds are
+// the copy's, not the kernel's. (A partition's first batch addition, 12 ms where the others take
+// 3, passes too where it starts within 30 ms of a copy's end: a few such spans a run.)
+std::map<const trace::Span*, double> kernels_that_waited_for_copies(const trace::Trace& spans) {
+  std::map<std::pair<std::string, trace::Phase>, std::vector<double>> durations;
+  std::map<std::pair<std::string, std::string>, std::vector<const trace::Span*>> copies;  // (run, link)
+  for (const trace::Span& span : spans) {
+    if (trace::is_gpu_kernel(span)) durations[{span.run, span.phase}].push_back(span.duration_s());
+    if (span.phase == trace::Phase::h2d) copies[{span.run, span.resource}].push_back(&span);
+  }
+  std::map<const trace::Span*, double> waited;
+  for (const trace::Span& span : spans) {
+    if (!trace::is_gpu_kernel(span)) continue;
+    const double typical_s = trace::upper_median(durations[{span.run, span.phase}]);
+    const std::string link = "pcie" + trace::gpu_of_resource(span.resource).substr(3) + ":h2d";
+    for (const trace::Span* copy : copies[{span.run, link}]) {
+      const double copy_left_s = copy->end_s - span.start_s, beyond_s = span.duration_s() - typical_s;
+      if (copy->worker != span.worker && copy->start_s < span.start_s && copy_left_s > 0 &&
+          beyond_s >= std::max({0.005, typical_s / 2, copy_left_s / 3})) {
+        waited[&span] = beyond_s;
+        break;
+      }
+    }
+  }
+  return waited;
+}
+
 // A kernel span over a streamed key: its items, its duration, and the chunks copied inside it
 // (the itemless h2d spans of its partition that start in it), in start order.
 struct StreamedKernel {
@@ -257,12 +289,20 @@ CalibrationFit fit_h2d_benchmark(const std::vector<H2dBenchmarkRow>& rows, std::
 
 namespace {
 
+// The kernel spans of pageable runs that waited for another worker's copy (left out of their
+// phase's cost), and their seconds beyond their phase's median.
+struct CopyWaits {
+  std::size_t spans = 0;
+  double beyond_s = 0;
+};
+
 // What the traces say of each cost the model asks for, before any fit.
 struct TraceEvidence {
   using Points = std::pair<std::vector<double>, std::vector<double>>;  // (x, y)
   std::map<trace::Phase, Points> phase_points;                         // (million items, seconds)
   std::map<trace::Phase, std::vector<StreamedKernel>> streamed;  // kernels over a streamed key, with their chunks
   std::map<trace::Phase, std::size_t> untraced_streams;          // ... and without: left out
+  std::map<trace::Phase, CopyWaits> copy_waits;                  // kernels that waited for a pageable copy: left out
   std::vector<double> synth_extra_threads, synth_s_per_mconstraint;
   std::vector<double> synth_inverse_cores;  // per synthesis span: the mean of 1 / its cores
   std::map<bool, Points> h2d_points;        // pinned? -> (synthesizing threads, s/GB above the link)
@@ -297,6 +337,7 @@ void gather_evidence(const std::filesystem::path& trace_csv, TraceEvidence& evid
   const bool streams_key = zk::value_of(policy::srs_residency_names, sidecar.settings.value("srs_residency", std::string())) ==
                            policy::SrsResidency::pinned_host;
   const auto copies = itemless_copies(spans);
+  const auto waited = pinned ? std::map<const trace::Span*, double>{} : kernels_that_waited_for_copies(spans);
   for (double idle_s : compute_section_idle_s(spans)) evidence.section_idle_s.push_back(idle_s);
   for (double gap_s : witness_split_s(spans)) evidence.split_s.push_back(gap_s);
   add_assembly_evidence(spans, evidence.assembly);
@@ -315,6 +356,9 @@ void gather_evidence(const std::filesystem::path& trace_csv, TraceEvidence& evid
         evidence.streamed[span.phase].push_back(std::move(kernel));
       } else if (streams_key && span.phase != trace::Phase::ntt) {
         ++evidence.untraced_streams[span.phase];
+      } else if (const auto wait = waited.find(&span); wait != waited.end()) {
+        ++evidence.copy_waits[span.phase].spans;
+        evidence.copy_waits[span.phase].beyond_s += wait->second;
       } else {
         evidence.phase_points[span.phase].first.push_back(double(span.items) / 1e6);
         evidence.phase_points[span.phase].second.push_back(span.duration_s());
@@ -335,12 +379,17 @@ void gather_evidence(const std::filesystem::path& trace_csv, TraceEvidence& evid
   }
 }
 
-// " (N spans ... left out)" where the phase had spans over a streamed key without their copies.
+// " (N spans ... left out)" where the phase had spans over a streamed key without their copies,
+// or spans that waited for another worker's pageable copy.
 std::string left_out_note(const TraceEvidence& evidence, trace::Phase phase) {
-  const auto untraced = evidence.untraced_streams.find(phase);
-  return untraced == evidence.untraced_streams.end()
-             ? std::string()
-             : fmt::format(" ({} spans over a streamed key without its chunks' copies left out)", untraced->second);
+  std::string note;
+  if (const auto untraced = evidence.untraced_streams.find(phase); untraced != evidence.untraced_streams.end())
+    note += fmt::format(" ({} spans over a streamed key without its chunks' copies left out)", untraced->second);
+  if (const auto waits = evidence.copy_waits.find(phase); waits != evidence.copy_waits.end())
+    note += fmt::format(" ({} span(s) that waited for another worker's pageable copy left out: {:.3g} s beyond the "
+                        "phase's median, not simulated)",
+                        waits->second.spans, waits->second.beyond_s);
+  return note;
 }
 
 void fit_gpu_phases(TraceEvidence& evidence, CalibrationFit& fit) {

@@ -64,7 +64,10 @@ double idle_pinned_gbps(const std::vector<H2dBenchmarkRow>& rows);
 // timeline of those spans (streamed_kernel_s on their measured copies) lasts, in sum, what they
 // did; or, where the phase has no span on the device, its cost with its chunks at the default
 // (default_stream_chunk_s). Kernel spans of a streamed run without their chunks' spans (older
-// traces) are left out, and a phase left with none throws. Besides the fits: assemble_s and
+// traces) are left out, and a phase left with none throws; so are, in pageable runs, kernel spans
+// that waited for another worker's copy to their GPU (started during it and longer than their
+// phase's median in the run by 5 ms, by half that median and by a third of what was left of the
+// copy), which the reports count. Besides the fits: assemble_s and
 // verify_s are the medians of those spans; compute_section_host_s the median idle time inside a
 // GPU attempt's kernel window; witness_split_s the median time from a copy's end to its first
 // kernel where the GPU was free (trace_attempts.hpp); synth_time_factors every synthesis's

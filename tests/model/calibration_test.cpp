@@ -185,6 +185,26 @@ TEST(Calibration, RecoversThePerChunkCostOfAStreamedKey) {
   EXPECT_NE(calibration_toml(both, "test").find("stream_chunk_s = 0.007"), std::string::npos);
 }
 
+// Measured on the H200 (2^24, two workers, 16 threads): in the pageable run four msm_a spans
+// waited for the other worker's pageable copy (0.18-0.24 s, the kernel's own 54 ms among it),
+// which a mean over every span would book as kernel time (0.092 s); the pinned run has none.
+TEST(Calibration, KernelsThatWaitedForAnotherWorkersPageableCopyAreLeftOutOfTheirCost) {
+  const auto runs = testing::source_dir() / "scenarios/calibration/traces/checks24-h200-20261203/poseidon-merkle";
+  for (const char* run : {"t16-w2-pageable-r1", "t16-w2-pinned-r1"}) {
+    SCOPED_TRACE(run);
+    const auto trace_csv = runs / run / "trace.csv";
+    std::vector<double> msm_a_s;
+    for (const trace::Span& span : trace::read_csv_file(trace_csv))
+      if (span.phase == trace::Phase::msm_a) msm_a_s.push_back(span.duration_s());
+    const CalibrationFit fit = fit_traces({trace_csv});
+    EXPECT_NEAR(fit.gpu_phase_cost.at(trace::Phase::msm_a).fixed_s, trace::upper_median(msm_a_s), 0.001);
+    const bool pageable = std::string_view(run).find("pageable") != std::string_view::npos;
+    EXPECT_EQ(format_fit_reports(fit.reports).find("msm_a (items within 10 %: a constant) (4 span(s) that waited for "
+                                                   "another worker's pageable copy left out") != std::string::npos,
+              pageable);
+  }
+}
+
 TEST(Compare, ReportsPointsForUtilizationAndPercentForTheRest) {
   trace::TraceSummary measured, simulated;
   measured.gpu_utilization = 0.80;

@@ -31,7 +31,7 @@ TEST(Simulation, TheSameScenarioAndSeedGiveAByteIdenticalTrace) {
 
 // The seed's situation with the costs measured on the H200 (the engine's 2^24 poseidon-merkle
 // runs): pageable copies crawl at a tenth of the pinned rate under the synthesis threads' memory
-// load, but a partition's GPU work (0.62 s of kernels after a 0.14 s witness split) is longer than
+// load, but a partition's GPU work (0.60 s of kernels after a 0.14 s witness split) is longer than
 // its pageable copy (about 0.35 s), so the copy hides behind the other worker's kernels and the
 // GPU stays busy either way, as it did in the measured runs (99.6 % pinned, 98.1 % pageable).
 // Before the calibration, ASSUMED GPU costs of 0.27 s a partition made the pageable copies the
