@@ -1,12 +1,13 @@
-// Tests of policy::SchedulingPolicy: named cases, then a RapidCheck property that drives it with
-// random settings and random interleavings of events (faults included) and checks its promises.
-#include <algorithm>
-#include <set>
+// Tests of policy::SchedulingPolicy: named cases, then a RapidCheck property that drives it through
+// PolicyHarness with random settings and random interleavings of events (faults included) and
+// checks its promises.
+#include <string>
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
 #include "policy/scheduling_policy.hpp"
+#include "policy_events.hpp"
 
 namespace zkpipe::policy {
 namespace {
@@ -221,154 +222,15 @@ TEST(SchedulingPolicy, APartitionSynthesizedForAGpuThatLostItsWorkersMeanwhileIs
 
 // --- property: random settings, random event interleavings, faults among them ------------------
 
-struct Driver {
-  explicit Driver(const PolicySettings& s) : settings(s), policy(s) {}
-
-  PolicySettings settings;
-  SchedulingPolicy policy;
-  std::vector<PartitionId> synthesizing;
-  std::vector<std::pair<PartitionId, WorkerId>> copying, computing;
-  std::vector<PartitionOutcome> outcomes = std::vector<PartitionOutcome>(settings.partitions, PartitionOutcome::pending);
-
-  WorkerId workers() const { return settings.gpus * settings.workers_per_gpu; }
-
-  void forget_dead_workers_work() {
-    auto dead = [&](const auto& entry) { return !policy.worker_alive(entry.second); };
-    std::erase_if(copying, dead);
-    std::erase_if(computing, dead);
-  }
-
-  // The policy's promises, checked after every event.
-  void check_invariants() {
-    const auto leases = policy.slab_leases();
-    std::set<SlabId> slabs;
-    std::vector<std::uint32_t> leased_by_pool(settings.pools());
-    for (const auto& [partition, slab] : leases) {
-      RC_ASSERT(slab < settings.pools() * settings.pool_slabs);
-      RC_ASSERT(slabs.insert(slab).second);  // no slab held by two partitions
-      RC_ASSERT(++leased_by_pool[settings.pool_of_slab(slab)] <= settings.pool_slabs);
-    }
-    RC_ASSERT(policy.counters().reserved_bytes <= settings.host_budget_bytes);
-    std::uint32_t ended = 0;
-    for (PartitionId id = 0; id < settings.partitions; ++id) {
-      const PartitionOutcome now = policy.outcome(id);
-      if (outcomes[id] != PartitionOutcome::pending) RC_ASSERT(now == outcomes[id]);  // ends exactly once
-      outcomes[id] = now;
-      ended += now != PartitionOutcome::pending;
-    }
-    RC_ASSERT(ended == policy.counters().proved + policy.counters().failed);
-  }
-
-  // Performs event `choice` if it is possible now; returns whether something happened.
-  bool step(unsigned choice, unsigned pick, bool faults) {
-    switch (choice) {
-      case 0: {
-        const auto decision = policy.request_synthesis();
-        if (const auto* grant = std::get_if<SynthesisGrant>(&decision)) {
-          synthesizing.push_back(grant->partition);
-          return true;
-        }
-        return false;
-      }
-      case 1:
-        if (synthesizing.empty()) return false;
-        policy.synthesis_finished(synthesizing[pick % synthesizing.size()]);
-        synthesizing.erase(synthesizing.begin() + pick % synthesizing.size());
-        return true;
-      case 2: {
-        const WorkerId worker = pick % workers();
-        if (auto assignment = policy.request_gpu_work(worker)) {
-          if (settings.pool_layout == PoolLayout::per_gpu && assignment->backing.slab) {
-            RC_ASSERT(assignment->backing.gpu == worker / settings.workers_per_gpu);  // run only where bound
-            RC_ASSERT(settings.pool_of_slab(*assignment->backing.slab) == *assignment->backing.gpu);
-          }
-          copying.emplace_back(assignment->partition, worker);
-          return true;
-        }
-        return false;
-      }
-      case 3: {
-        if (copying.empty()) return false;
-        const auto entry = copying[pick % copying.size()];
-        copying.erase(copying.begin() + pick % copying.size());
-        policy.copy_finished(entry.first);
-        computing.push_back(entry);
-        return true;
-      }
-      case 4: {
-        if (computing.empty()) return false;
-        const auto entry = computing[pick % computing.size()];
-        computing.erase(computing.begin() + pick % computing.size());
-        policy.attempt_succeeded(entry.first);
-        return true;
-      }
-      case 5: {  // a GPU error or a failed copy
-        if (!faults) return false;
-        auto& list = pick % 2 ? computing : copying;
-        if (list.empty()) return false;
-        const auto entry = list[pick / 2 % list.size()];
-        list.erase(list.begin() + pick / 2 % list.size());
-        policy.attempt_failed(entry.first);
-        return true;
-      }
-      case 6:  // a worker dies (rarely)
-        if (!faults || pick % 16 != 0) return false;
-        policy.worker_died(pick / 16 % workers());
-        forget_dead_workers_work();
-        return true;
-      case 7:
-        if (!faults || pick % 32 != 0) return false;
-        policy.pinned_allocation_failed();
-        return true;
-    }
-    return false;
-  }
-
-  // Completes the job without faults, in an order that always makes progress when progress is
-  // possible: returns false if no event can happen while partitions remain (a deadlock).
-  bool drain() {
-    for (std::size_t round = 0; !policy.finished(); ++round) {
-      if (round > 100u * settings.partitions + 100) return false;
-      bool progressed = false;
-      for (unsigned choice : {4u, 3u, 1u}) progressed |= step(choice, 0, false);
-      for (WorkerId worker = 0; worker < workers(); ++worker) progressed |= step(2, worker, false);
-      progressed |= step(0, 0, false);
-      check_invariants();
-      if (!progressed) return false;
-    }
-    return true;
-  }
-};
-
-rc::Gen<PolicySettings> arbitrary_settings() {
-  return rc::gen::exec([] {
-    PolicySettings settings;
-    settings.partitions = *rc::gen::inRange<std::uint32_t>(1, 24);
-    settings.partition_host_bytes = *rc::gen::inRange<std::uint64_t>(1, 4) * gib;
-    settings.host_budget_bytes = settings.partition_host_bytes * *rc::gen::inRange<std::uint64_t>(1, 6);
-    settings.partitions_in_flight_max = *rc::gen::inRange<std::uint32_t>(1, 8);
-    settings.staging = *rc::gen::element(Staging::pinned, Staging::pageable);
-    settings.pool_slabs = *rc::gen::inRange<std::uint32_t>(1, 6);
-    settings.gpus = *rc::gen::inRange<std::uint32_t>(1, 3);
-    settings.workers_per_gpu = *rc::gen::inRange<std::uint32_t>(1, 3);
-    settings.retry_limit = *rc::gen::inRange<std::uint32_t>(0, 3);
-    settings.pool_layout = *rc::gen::element(PoolLayout::per_host, PoolLayout::per_gpu);
-    return settings;
-  });
-}
-
+// Every promise of the policy at once, through the property suite's harness (its named
+// properties check one each): this build runs under the sanitizers in CI.
 RC_GTEST_PROP(SchedulingPolicyProperty, KeepsItsPromisesUnderRandomEventsAndFaults, ()) {
-  Driver driver(*arbitrary_settings());
-  const auto events = *rc::gen::container<std::vector<std::pair<unsigned, unsigned>>>(
-      rc::gen::pair(rc::gen::inRange(0u, 8u), rc::gen::arbitrary<unsigned>()));
-  for (const auto& [choice, pick] : events) {
-    driver.step(choice, pick, true);
-    driver.check_invariants();
-  }
-  RC_ASSERT(driver.drain());  // no deadlock: the job always completes once faults stop
-  RC_ASSERT(driver.policy.counters().proved + driver.policy.counters().failed == driver.settings.partitions);
-  RC_ASSERT(driver.policy.counters().slabs_leased == 0u);
-  RC_ASSERT(driver.policy.counters().reserved_bytes == 0u);
+  const properties::HarnessSettings settings = *properties::arbitrary_harness_settings();
+  properties::PolicyHarness<SchedulingPolicy> harness(settings);
+  rc::state::check(settings, harness, &properties::arbitrary_event<SchedulingPolicy>);
+  harness.finish();
+  for (const properties::PolicyViolation& violation : harness.violations())
+    RC_FAIL(std::string(properties::property_name(violation.property)) + " violated " + violation.detail);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "engine_properties.hpp"
 #endif
 #include "leaky_lease_policy.hpp"
+#include "policy_events.hpp"
 #include "simulation.hpp"
 #include "trace/invariants.hpp"
 #include "trace/summary.hpp"
@@ -26,75 +27,10 @@ namespace zkpipe::properties {
 
 namespace {
 
-constexpr std::uint64_t mib = 1ull << 20;
-
 // Faults injected by the cases run in this process so far (run_property reports its share).
 faults::FaultCounts& tally() {
   static faults::FaultCounts counts;
   return counts;
-}
-
-// --- the policy, stateful --------------------------------------------------------------------
-
-rc::Gen<HarnessSettings> arbitrary_harness_settings() {
-  return rc::gen::exec([] {
-    HarnessSettings settings;
-    policy::PolicySettings& p = settings.policy;
-    p.partitions = *rc::gen::inRange<std::uint32_t>(1, 33);
-    p.partition_host_bytes = *rc::gen::inRange<std::uint64_t>(1, 5) * 512 * mib;
-    p.host_budget_bytes = p.partition_host_bytes * *rc::gen::inRange<std::uint64_t>(1, 9);
-    p.partitions_in_flight_max = *rc::gen::inRange<std::uint32_t>(1, 9);
-    p.staging = *rc::gen::element(policy::Staging::pinned, policy::Staging::pageable);
-    p.pool_slabs = *rc::gen::inRange<std::uint32_t>(1, 9);
-    p.gpus = *rc::gen::inRange<std::uint32_t>(1, 9);
-    p.workers_per_gpu = *rc::gen::inRange<std::uint32_t>(1, 4);
-    p.retry_limit = *rc::gen::inRange<std::uint32_t>(0, 4);
-    settings.synthesis_threads = *rc::gen::inRange<std::uint32_t>(1, 17);
-    // Listed per-GPU first: the draws of seed 6 then leave the teeth test its shrunk per-host case.
-    p.pool_layout = *rc::gen::element(policy::PoolLayout::per_gpu, policy::PoolLayout::per_host);
-    return settings;
-  });
-}
-
-// Fault-free events weigh more than faults, so that most runs get far into the job.
-rc::Gen<EventKind> arbitrary_event_kind() {
-  return rc::gen::weightedElement<EventKind>({
-      {8, EventKind::start_synthesis},
-      {8, EventKind::finish_synthesis},
-      {8, EventKind::assign_gpu_work},
-      {8, EventKind::finish_copy},
-      {8, EventKind::begin_compute},
-      {8, EventKind::finish_compute},
-      {3, EventKind::watchdog_fires},
-      {2, EventKind::gpu_error},
-      {1, EventKind::pinned_allocation_failure},
-      {2, EventKind::slow_transfer},
-      {1, EventKind::stalled_transfer},
-      {1, EventKind::worker_dies},
-  });
-}
-
-// One rc::state command: an event of the pipeline (or a fault) on the target `pick` selects.
-// The model state is the settings: which events can happen is decided by the harness at run
-// time, so every command applies in every state and shrinking may drop any of them.
-template <typename Policy>
-struct PipelineEvent : rc::state::Command<HarnessSettings, PolicyHarness<Policy>> {
-  PipelineEvent(EventKind event_kind, std::uint32_t event_pick) : kind(event_kind), pick(event_pick) {}
-  EventKind kind;
-  std::uint32_t pick;
-
-  void run(const HarnessSettings&, PolicyHarness<Policy>& harness) const override { harness.apply(kind, pick); }
-  void show(std::ostream& os) const override { os << event_name(kind) << "(" << pick << ")"; }
-};
-
-template <typename Policy>
-rc::Gen<std::shared_ptr<const rc::state::Command<HarnessSettings, PolicyHarness<Policy>>>> arbitrary_event(
-    const HarnessSettings&) {
-  using Event = rc::state::Command<HarnessSettings, PolicyHarness<Policy>>;
-  return rc::gen::map(rc::gen::pair(arbitrary_event_kind(), rc::gen::inRange<std::uint32_t>(0, 64)),
-                      [](const std::pair<EventKind, std::uint32_t>& event) -> std::shared_ptr<const Event> {
-                        return std::make_shared<const PipelineEvent<Policy>>(event.first, event.second);
-                      });
 }
 
 // --- the model -------------------------------------------------------------------------------
@@ -245,47 +181,6 @@ NamedProperty policy_entry(const char* id, Property property) {
 }
 
 }  // namespace
-
-void showValue(const HarnessSettings& settings, std::ostream& os) {
-  const policy::PolicySettings& p = settings.policy;
-  os << "partitions " << p.partitions << ", partition_host_bytes " << p.partition_host_bytes << ", host_budget_bytes "
-     << p.host_budget_bytes << ", in_flight " << p.partitions_in_flight_max << ", staging "
-     << policy::staging_name(p.staging) << ", pool_slabs " << p.pool_slabs << ", pool_layout "
-     << policy::pool_layout_name(p.pool_layout) << ", gpus " << p.gpus
-     << ", workers_per_gpu " << p.workers_per_gpu << ", retry_limit " << p.retry_limit << ", synthesis_threads "
-     << settings.synthesis_threads;
-}
-
-std::string_view property_name(PolicyProperty property) {
-  switch (property) {
-    case PolicyProperty::leases_within_pool: return "leases_within_pool";
-    case PolicyProperty::reserved_within_budget: return "reserved_within_budget";
-    case PolicyProperty::ends_exactly_once: return "ends_exactly_once";
-    case PolicyProperty::phases_in_order: return "phases_in_order";
-    case PolicyProperty::no_deadlock: return "no_deadlock";
-    case PolicyProperty::gpu_compute_exclusive: return "gpu_compute_exclusive";
-    case PolicyProperty::runs_on_bound_gpu: return "runs_on_bound_gpu";
-  }
-  return "unknown";
-}
-
-std::string_view event_name(EventKind kind) {
-  switch (kind) {
-    case EventKind::start_synthesis: return "start_synthesis";
-    case EventKind::finish_synthesis: return "finish_synthesis";
-    case EventKind::assign_gpu_work: return "assign_gpu_work";
-    case EventKind::finish_copy: return "finish_copy";
-    case EventKind::begin_compute: return "begin_compute";
-    case EventKind::finish_compute: return "finish_compute";
-    case EventKind::watchdog_fires: return "watchdog_fires";
-    case EventKind::gpu_error: return "FAULT gpu_error";
-    case EventKind::pinned_allocation_failure: return "FAULT pinned_allocation_failure";
-    case EventKind::slow_transfer: return "FAULT slow_transfer";
-    case EventKind::stalled_transfer: return "FAULT stalled_transfer";
-    case EventKind::worker_dies: return "FAULT worker_dies";
-  }
-  return "unknown";
-}
 
 template <typename Policy>
 void check_policy_property(PolicyProperty property) {

@@ -116,6 +116,7 @@ class PolicyHarness {
       if (violation.property == property) return violation;
     return std::nullopt;
   }
+  const std::vector<PolicyViolation>& violations() const { return violations_; }
   std::uint32_t events_applied() const { return events_applied_; }  // apply() calls, drain included
   const faults::FaultCounts& faults_injected() const { return faults_; }
 
