@@ -436,8 +436,13 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::Success& e) {  // --help, --version
     return app.exit(e);
+  } catch (const CLI::RuntimeError& e) {  // a model command's failure, said already
+    return e.get_exit_code();
+  } catch (const CLI::ParseError& e) {  // an unknown option, a value out of range, a missing one
+    fmt::print(stderr, "zkpipe: error: {} (see --help)\n", e.what());
+    return 1;
   } catch (const Error& e) {
     fmt::print(stderr, "zkpipe: error: {}\n", e.what());
     return 1;
