@@ -40,8 +40,6 @@ faults::FaultOptions Scenario::fault_options() const {
 
 namespace {
 
-constexpr double gib = double(1ull << 30);
-
 // Where each dotted key was written. Copies of toml++ nodes lose their source regions, and a
 // scenario is a merge of copies (calibration, scenario, sweep values), so positions are taken
 // from the parsed files before merging.
@@ -271,7 +269,7 @@ void resolve_policy(Scenario& scenario, const std::string& origin) {
 // ScenarioError naming the table and the key.
 void read_hardware(TableReader hardware, Hardware& out) {
   out.cores = std::uint32_t(hardware.integer("cores", 16, 1, 4096));
-  out.host_memory_bytes = std::uint64_t(hardware.number("host_memory_gib", 128, 0.001, 1e6) * gib);
+  out.host_memory_bytes = std::uint64_t(hardware.number("host_memory_gib", 128, 0.001, 1e6) * bytes_per_gib);
   out.host_memory_gbps = hardware.number("host_memory_gbps", 150, 1, 1e5);
   const bool generation_given = hardware.raw().contains("pcie_generation");
   const bool rate_given = hardware.raw().contains("pcie_h2d_gbps");
@@ -300,7 +298,7 @@ void read_workload(TableReader workload, Workload& out) {
       std::uint32_t(workload.integer("public_inputs_zero", 0, 0, out.public_inputs - out.public_inputs_one));
   out.stream_chunk_points = workload.integer("stream_chunk_points", policy::default_stream_chunk_points, 1, 1ull << 32);
   out.witness_upload_bytes = std::uint64_t(workload.number("witness_upload_mib", 0, 0, 1 << 20) * double(1 << 20));
-  const auto mib = [&](const char* key) { return std::uint64_t(workload.number(key, 0, 0, 1 << 30) * double(1 << 20)); };
+  const auto mib = [&](const char* key) { return std::uint64_t(workload.number(key, 0, 0, 1 << 30) * bytes_per_mib); };
   out.device = {mib("device_key_mib"), mib("device_shared_mib"), mib("device_worker_mib"), mib("device_streaming_mib"), {}};
   out.host_witness_bytes = mib("host_witness_mib");
   out.host_key_bytes = mib("host_key_mib");
@@ -318,11 +316,11 @@ void read_policy_knobs(TableReader policy_table, PolicyKnobs& knobs) {
     knobs.staging = policy_table.choice("staging", policy::Staging::pinned, policy::staging_names);
   knobs.pool_slabs = std::uint32_t(policy_table.integer("pool_slabs", 0, 0, 4096));
   knobs.pool_layout = policy_table.choice("pool_layout", knobs.pool_layout, policy::pool_layout_names);
-  knobs.host_budget_bytes = std::uint64_t(policy_table.number("host_budget_gib", 0, 0, 1e6) * gib);
+  knobs.host_budget_bytes = std::uint64_t(policy_table.number("host_budget_gib", 0, 0, 1e6) * bytes_per_gib);
   knobs.workers_per_gpu = std::uint32_t(policy_table.integer("workers_per_gpu", knobs.workers_per_gpu, 1, 64));
   knobs.srs_residency = policy_table.choice("srs_residency", knobs.srs_residency, policy::srs_residency_names);
   knobs.retry_limit = std::uint32_t(policy_table.integer("retry_limit", knobs.retry_limit, 0, 100));
-  knobs.device_budget_bytes = std::uint64_t(policy_table.number("device_budget_gib", 0, 0, 1e6) * gib);
+  knobs.device_budget_bytes = std::uint64_t(policy_table.number("device_budget_gib", 0, 0, 1e6) * bytes_per_gib);
   policy_table.reject_unknown_keys();
 }
 

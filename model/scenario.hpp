@@ -25,6 +25,9 @@
 
 namespace zkpipe::model {
 
+// The units of a scenario's *_mib and *_gib keys, in bytes.
+inline constexpr double bytes_per_mib = double(1ull << 20), bytes_per_gib = double(1ull << 30);
+
 struct ScenarioError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };

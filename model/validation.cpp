@@ -112,7 +112,6 @@ ValidationSplit split_runs(const std::vector<MeasuredRun>& runs, const std::vect
 
 namespace {
 
-constexpr double mib = double(1 << 20), gib = double(1ull << 30);
 
 // The scenario's [workload]: the run's partitions and the shape its trace measured, with what the
 // backend held on a device (runs traced since the device-memory plan) and what the host budget
@@ -131,18 +130,18 @@ toml::table workload_table(const MeasuredRun& run, const WorkloadShape& shape) {
       {"public_inputs", std::int64_t(job.public_inputs.value_or(0))},
       {"public_inputs_one", std::int64_t(shape.public_inputs_one)},
       {"public_inputs_zero", std::int64_t(shape.public_inputs_zero)},
-      {"witness_upload_mib", double(shape.witness_upload_bytes) / mib}};
+      {"witness_upload_mib", double(shape.witness_upload_bytes) / bytes_per_mib}};
   if (settings.contains("device_footprint")) {
     const auto footprint = settings.at("device_footprint").get<policy::DeviceFootprint>();
-    workload.insert("device_key_mib", double(footprint.key_bytes) / mib);
-    workload.insert("device_shared_mib", double(footprint.shared_bytes) / mib);
-    workload.insert("device_worker_mib", double(footprint.worker_bytes) / mib);
-    workload.insert("device_streaming_mib", double(footprint.streaming_bytes) / mib);
+    workload.insert("device_key_mib", double(footprint.key_bytes) / bytes_per_mib);
+    workload.insert("device_shared_mib", double(footprint.shared_bytes) / bytes_per_mib);
+    workload.insert("device_worker_mib", double(footprint.worker_bytes) / bytes_per_mib);
+    workload.insert("device_streaming_mib", double(footprint.streaming_bytes) / bytes_per_mib);
   }
   if (job.worker_host_bytes) {
-    workload.insert("host_witness_mib", double(job.partition_witness_bytes.value_or(0)) / mib);
-    workload.insert("host_key_mib", double(job.proving_key_bytes.value_or(0)) / mib);
-    workload.insert("host_worker_mib", double(*job.worker_host_bytes) / mib);
+    workload.insert("host_witness_mib", double(job.partition_witness_bytes.value_or(0)) / bytes_per_mib);
+    workload.insert("host_key_mib", double(job.proving_key_bytes.value_or(0)) / bytes_per_mib);
+    workload.insert("host_worker_mib", double(*job.worker_host_bytes) / bytes_per_mib);
   }
   return workload;
 }
@@ -160,11 +159,11 @@ toml::table policy_table(const MeasuredRun& run) {
       {"partitions_in_flight", std::int64_t(policy.partitions_in_flight)},
       {"staging", std::string(policy::staging_name(*policy.staging))},
       {"pool_layout", std::string(policy::pool_layout_name(policy.pool_layout))},
-      {"host_budget_gib", double(policy.host_budget_bytes) / gib},
+      {"host_budget_gib", double(policy.host_budget_bytes) / bytes_per_gib},
       {"workers_per_gpu", std::int64_t(policy.workers_per_gpu)},
       {"srs_residency", std::string(policy::srs_residency_name(policy.srs_residency))},
       {"retry_limit", std::int64_t(policy.retry_limit)},
-      {"device_budget_gib", double(policy.device_budget_bytes) / gib}};
+      {"device_budget_gib", double(policy.device_budget_bytes) / bytes_per_gib}};
   if (*policy.staging == policy::Staging::pinned) knobs.insert("pool_slabs", std::int64_t(policy.pool_slabs));
   return knobs;
 }
