@@ -4,9 +4,13 @@
 # steps on request: `sppark`, sppark's NTT and MSMs beside the kernel benchmarks, timed by a driver
 # built outside the repository (its path in $SPPARK_BENCH; neither the driver nor a script that
 # builds it is committed; skipped where none was carried), and `prover24`, the GPU stage alone of
-# 8 partitions of each built-in circuit at 2^24 over fixed-base tables, traced (about 4 minutes).
+# 8 partitions of each built-in circuit at 2^24 over fixed-base tables, traced (about 4 minutes),
+# and `pageable24`, the job in which kernels wait for another worker's pageable copy (poseidon-merkle
+# 2^24, 16 partitions, 16 threads, 2 workers, pageable staging: checks24-h200-20261203's), twice
+# with $BIN's zkpipe and, where $BIN_B names another folder, twice with its zkpipe, interleaved,
+# each trace's waiting kernels counted by `zkpipe calibrate` (about 3 minutes with two binaries).
 # Expects the binaries in $BIN (default .device/bin) and their shared libraries in .device/lib.
-# Usage: kernels/bench/device_run.sh OUT_DIR [tests] [bench] [proof] [sppark] [prover24]
+# Usage: kernels/bench/device_run.sh OUT_DIR [tests] [bench] [proof] [sppark] [prover24] [pageable24]
 #        (default: tests bench proof)
 set -uo pipefail
 out=${1:?usage: device_run.sh OUT_DIR [tests] [bench] [proof]}
@@ -50,6 +54,20 @@ if [[ $steps == *prover24* ]]; then
       --pool-slabs 6 --partitions 8 --fixed-bases on --trace-dir "$out/prover24-$circuit" 2>&1 | tee "$out/prover24-$circuit.log"
     rm -rf $keys
   done
+fi
+if [[ $steps == *pageable24* ]]; then
+  keys=/tmp/zkpipe-keys-2e24-pageable
+  "$bin/zkpipe" setup --circuit poseidon-merkle --constraints 16773120 --backend cuda --out-dir $keys 2>&1 | tee "$out/setup-pageable24.log"
+  for round in 1 2; do
+    for b in "$bin" ${BIN_B:-}; do
+      run="$out/pageable24/$(basename "$b")-r$round"
+      "$b/zkpipe" prove --key $keys/proving.key --backend cuda --partitions 16 --synthesis-threads 16 --workers 2 \
+        --staging pageable --trace-dir "$run" 2>&1 | tail -3 | tee -a "$out/pageable24.log"
+      "$b/zkpipe" calibrate "$run/trace.csv" -o "$run/calibration.toml" 2>&1 | grep -o "gpu_phase_cost.[a-z_0-9]* .*left out[^)]*" \
+        | sed "s|^|$(basename "$b")-r$round: |" | tee -a "$out/pageable24.log"
+    done
+  done
+  rm -rf $keys
 fi
 if [[ $steps == *proof* ]]; then
   keys=/tmp/zkpipe-keys-2e20
