@@ -591,7 +591,7 @@ void merge_fit(CalibrationFit& into, CalibrationFit from) {
 }
 
 std::string calibration_toml(const CalibrationFit& fit, const std::string& provenance) {
-  std::string text = fmt::format("# zkpipe calibration: {}\n", provenance);
+  std::string text = toml_comment("zkpipe calibration: " + provenance);
   for (const auto& [name, cost] : {std::pair{"pinned", fit.h2d_pinned}, std::pair{"pageable", fit.h2d_pageable}})
     if (cost)
       text += fmt::format("\n[h2d.{}]\noverhead_s_per_gb = {:.9g}\nper_thread_s_per_gb = {:.9g}\n"
@@ -625,6 +625,11 @@ std::string calibration_toml(const CalibrationFit& fit, const std::string& prove
     if (cost.stream_chunk_s) text += fmt::format("stream_chunk_s = {:.9g}\n", *cost.stream_chunk_s);
   }
   return text;
+}
+
+std::string toml_comment(std::string text) {
+  std::ranges::replace_if(text, [](char c) { return c == '\n' || c == '\r'; }, ' ');
+  return "# " + text + "\n";
 }
 
 std::string format_fit_reports(const std::vector<FitReport>& reports) {

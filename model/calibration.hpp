@@ -83,7 +83,11 @@ CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces);
 // Merges `from` into `into` (values in `from` win) and appends its reports.
 void merge_fit(CalibrationFit& into, CalibrationFit from);
 
+// The calibration as TOML, after a comment line "# zkpipe calibration: <provenance>".
 std::string calibration_toml(const CalibrationFit& fit, const std::string& provenance);
+// A TOML comment line of `text` (paths included), its line breaks as spaces: a line break in a
+// trace's path must not end the comment.
+std::string toml_comment(std::string text);
 std::string format_fit_reports(const std::vector<FitReport>& reports);
 
 // Markdown table of predicted H2D GB/s per path for 0..max_threads memory-loading threads.

@@ -189,8 +189,8 @@ std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::
   const toml::table scenario{{"name", safe_name(run.name)}, {"seed", 1},           {"calibration", includes},
                              {"hardware", hardware},        {"workload", workload}, {"policy", knobs}};
   std::ostringstream text;
-  text << fmt::format("# {}: the measured run {}, predicted (written by zkpipe validate)\n", safe_name(run.name),
-                      run.trace.string())
+  text << toml_comment(fmt::format("{}: the measured run {}, predicted (written by zkpipe validate)", safe_name(run.name),
+                                   run.trace.string()))
        << toml::toml_formatter(scenario) << "\n";
   return text.str();
 }

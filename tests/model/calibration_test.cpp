@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <toml++/toml.h>
 
 #include "calibration.hpp"
 #include "compare.hpp"
@@ -203,6 +204,16 @@ TEST(Calibration, KernelsThatWaitedForAnotherWorkersPageableCopyAreLeftOutOfThei
                                                    "another worker's pageable copy left out") != std::string::npos,
               pageable);
   }
+}
+
+// A trace's path may hold a line break; the comment that names it must still be one line.
+TEST(Calibration, APathWithALineBreakStaysInsideTheComment) {
+  CalibrationFit fit;
+  fit.assemble_s = 0.002;
+  const std::string text = calibration_toml(fit, "fitted from /tmp/a\n[h2d.pinned]\nx = 1\r/trace.csv");
+  const toml::table table = toml::parse(text);
+  EXPECT_FALSE(table.contains("h2d")) << text;
+  EXPECT_EQ(table["cpu"]["assemble_s"].value<double>(), 0.002) << text;
 }
 
 TEST(Compare, ReportsPointsForUtilizationAndPercentForTheRest) {
