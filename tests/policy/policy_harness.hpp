@@ -181,144 +181,170 @@ class PolicyHarness {
 
   bool perform(EventKind kind, std::uint32_t pick) {
     switch (kind) {
-      case EventKind::start_synthesis: {
-        const auto thread = std::ranges::find(thread_busy_, false);
-        if (thread == thread_busy_.end()) return false;
-        const auto thread_index = std::uint32_t(thread - thread_busy_.begin());
-        const policy::SynthesisDecision decision = policy_.request_synthesis();
-        const auto* grant = std::get_if<policy::SynthesisGrant>(&decision);
-        if (!grant) return false;
-        thread_busy_[thread_index] = true;
-        granted_slab_[grant->partition] = grant->backing.slab;
-        if (per_gpu_pools() && grant->backing.slab &&
-            grant->backing.gpu != settings_.policy.pool_of_slab(*grant->backing.slab))
-          violate(PolicyProperty::runs_on_bound_gpu, fmt::format("partition {} holds slab {} but is bound to another GPU",
-                                                                 grant->partition, *grant->backing.slab));
-        synthesizing_.push_back(Synthesis{grant->partition, thread_index, clock_s_});
-        return true;
-      }
-      case EventKind::finish_synthesis: {
-        if (synthesizing_.empty()) return false;
-        const Synthesis synthesis = take(synthesizing_, pick % synthesizing_.size());
-        thread_busy_[synthesis.thread] = false;
-        policy_.synthesis_finished(synthesis.partition);
-        record(synthesis.partition, trace::Phase::synth, fmt::format("cpu:{}", synthesis.thread), synthesis.start_s,
-               settings_.policy.partition_host_bytes);
-        if (policy_.waiting_for_gpu(synthesis.partition)) ready_.push_back(synthesis.partition);
-        return true;
-      }
-      case EventKind::assign_gpu_work: {
-        const policy::WorkerId worker = pick % workers();
-        if (worker_busy_[worker] || !policy_.worker_alive(worker)) return false;
-        const auto assignment = policy_.request_gpu_work(worker);
-        if (!assignment) return false;
-        std::erase(ready_, assignment->partition);
-        const std::optional<policy::SlabId> slab = granted_slab_[assignment->partition];
-        if (per_gpu_pools() && slab && settings_.policy.pool_of_slab(*slab) != gpu_of(worker))
-          violate(PolicyProperty::runs_on_bound_gpu, fmt::format("partition {} in a slab of gpu{}'s pool handed to {}",
-                                                                 assignment->partition, settings_.policy.pool_of_slab(*slab),
-                                                                 worker_resource(worker)));
-        worker_busy_[worker] = true;
-        copying_.push_back({assignment->partition, worker, clock_s_, clock_s_, false});
-        return true;
-      }
-      case EventKind::finish_copy: {
-        std::vector<std::size_t> done;
-        for (std::size_t i = 0; i < copying_.size(); ++i)
-          if (!copying_[i].stalled && copying_[i].done_at_s <= clock_s_) done.push_back(i);
-        if (done.empty()) return false;
-        const Copy copy = take(copying_, done[pick % done.size()]);
-        policy_.copy_finished(copy.partition);
-        record(copy.partition, trace::Phase::h2d, fmt::format("pcie{}:h2d", gpu_of(copy.worker)), copy.start_s,
-                 settings_.policy.partition_host_bytes);
-        copied_.push_back({copy.partition, copy.worker, 0});
-        return true;
-      }
-      case EventKind::begin_compute: {
-        std::vector<std::size_t> startable;
-        for (std::size_t i = 0; i < copied_.size(); ++i)
-          if (!computing_[gpu_of(copied_[i].worker)]) startable.push_back(i);
-        if (startable.empty()) return false;
-        Compute compute = take(copied_, startable[pick % startable.size()]);
-        compute.start_s = clock_s_;
-        computing_[gpu_of(compute.worker)] = compute;
-        return true;
-      }
-      case EventKind::finish_compute:
-      case EventKind::gpu_error: {
-        std::vector<std::uint32_t> busy_gpus;
-        for (std::uint32_t gpu = 0; gpu < computing_.size(); ++gpu)
-          if (computing_[gpu]) busy_gpus.push_back(gpu);
-        if (busy_gpus.empty()) return false;
-        const std::uint32_t gpu = busy_gpus[pick % busy_gpus.size()];
-        const Compute compute = *computing_[gpu];
-        computing_[gpu].reset();
-        worker_busy_[compute.worker] = false;
-        record(compute.partition, trace::Phase::ntt, worker_resource(compute.worker), compute.start_s, 0);
-        if (kind == EventKind::gpu_error) {
-          ++faults_.gpu_errors;
-          policy_.attempt_failed(compute.partition);
-          return true;
-        }
-        policy_.attempt_succeeded(compute.partition);
-        record(compute.partition, trace::Phase::assemble, "cpu:assemble", clock_s_, 0);
-        return true;
-      }
-      case EventKind::watchdog_fires: {
-        std::vector<std::size_t> stalled;
-        for (std::size_t i = 0; i < copying_.size(); ++i)
-          if (copying_[i].stalled) stalled.push_back(i);
-        if (stalled.empty()) return false;
-        const Copy copy = take(copying_, stalled[pick % stalled.size()]);
-        worker_busy_[copy.worker] = false;
-        record(copy.partition, trace::Phase::h2d, fmt::format("pcie{}:h2d", gpu_of(copy.worker)), copy.start_s, 0);
-        policy_.attempt_failed(copy.partition);
-        return true;
-      }
-      case EventKind::pinned_allocation_failure:
-        if (pinned_allocation_failed_) return false;
-        pinned_allocation_failed_ = true;
-        ++faults_.pinned_allocation_failures;
-        policy_.pinned_allocation_failed();
-        return true;
-      case EventKind::slow_transfer:
-      case EventKind::stalled_transfer: {
-        std::vector<std::size_t> running;
-        for (std::size_t i = 0; i < copying_.size(); ++i)
-          if (!copying_[i].stalled && copying_[i].done_at_s <= clock_s_) running.push_back(i);
-        if (running.empty()) return false;
-        Copy& copy = copying_[running[pick % running.size()]];
-        if (kind == EventKind::stalled_transfer) {
-          copy.stalled = true;
-          ++faults_.stalled_transfers;
-        } else {
-          copy.done_at_s = clock_s_ + 2 + pick % 8;  // at least two more events before it can finish
-          ++faults_.slow_transfers;
-        }
-        return true;
-      }
-      case EventKind::worker_dies: {
-        const policy::WorkerId worker = pick % workers();
-        if (!policy_.worker_alive(worker)) return false;
-        ++faults_.worker_deaths;
-        worker_busy_[worker] = false;
-        for (std::size_t i = copying_.size(); i-- > 0;) {
-          if (copying_[i].worker != worker) continue;
-          const Copy copy = take(copying_, i);
-          record(copy.partition, trace::Phase::h2d, fmt::format("pcie{}:h2d", gpu_of(worker)), copy.start_s, 0);
-        }
-        std::erase_if(copied_, [&](const Compute& compute) { return compute.worker == worker; });
-        std::optional<Compute>& compute = computing_[gpu_of(worker)];
-        if (compute && compute->worker == worker) {
-          record(compute->partition, trace::Phase::ntt, worker_resource(worker), compute->start_s, 0);
-          compute.reset();
-        }
-        policy_.worker_died(worker);
-        drop_ready_taken_back();
-        return true;
-      }
+      case EventKind::start_synthesis: return start_synthesis();
+      case EventKind::finish_synthesis: return finish_synthesis(pick);
+      case EventKind::assign_gpu_work: return assign_gpu_work(pick);
+      case EventKind::finish_copy: return finish_copy(pick);
+      case EventKind::begin_compute: return begin_compute(pick);
+      case EventKind::finish_compute: return end_compute(pick, false);
+      case EventKind::gpu_error: return end_compute(pick, true);
+      case EventKind::watchdog_fires: return watchdog_fires(pick);
+      case EventKind::pinned_allocation_failure: return pinned_allocation_fails();
+      case EventKind::slow_transfer: return slow_or_stall_a_copy(pick, false);
+      case EventKind::stalled_transfer: return slow_or_stall_a_copy(pick, true);
+      case EventKind::worker_dies: return worker_dies(pick);
     }
     return false;
+  }
+
+  bool start_synthesis() {
+    const auto thread = std::ranges::find(thread_busy_, false);
+    if (thread == thread_busy_.end()) return false;
+    const auto thread_index = std::uint32_t(thread - thread_busy_.begin());
+    const policy::SynthesisDecision decision = policy_.request_synthesis();
+    const auto* grant = std::get_if<policy::SynthesisGrant>(&decision);
+    if (!grant) return false;
+    thread_busy_[thread_index] = true;
+    granted_slab_[grant->partition] = grant->backing.slab;
+    if (per_gpu_pools() && grant->backing.slab &&
+        grant->backing.gpu != settings_.policy.pool_of_slab(*grant->backing.slab))
+      violate(PolicyProperty::runs_on_bound_gpu, fmt::format("partition {} holds slab {} but is bound to another GPU",
+                                                             grant->partition, *grant->backing.slab));
+    synthesizing_.push_back(Synthesis{grant->partition, thread_index, clock_s_});
+    return true;
+  }
+
+  bool finish_synthesis(std::uint32_t pick) {
+    if (synthesizing_.empty()) return false;
+    const Synthesis synthesis = take(synthesizing_, pick % synthesizing_.size());
+    thread_busy_[synthesis.thread] = false;
+    policy_.synthesis_finished(synthesis.partition);
+    record(synthesis.partition, trace::Phase::synth, fmt::format("cpu:{}", synthesis.thread), synthesis.start_s,
+           settings_.policy.partition_host_bytes);
+    if (policy_.waiting_for_gpu(synthesis.partition)) ready_.push_back(synthesis.partition);
+    return true;
+  }
+
+  bool assign_gpu_work(std::uint32_t pick) {
+    const policy::WorkerId worker = pick % workers();
+    if (worker_busy_[worker] || !policy_.worker_alive(worker)) return false;
+    const auto assignment = policy_.request_gpu_work(worker);
+    if (!assignment) return false;
+    std::erase(ready_, assignment->partition);
+    const std::optional<policy::SlabId> slab = granted_slab_[assignment->partition];
+    if (per_gpu_pools() && slab && settings_.policy.pool_of_slab(*slab) != gpu_of(worker))
+      violate(PolicyProperty::runs_on_bound_gpu, fmt::format("partition {} in a slab of gpu{}'s pool handed to {}",
+                                                             assignment->partition, settings_.policy.pool_of_slab(*slab),
+                                                             worker_resource(worker)));
+    worker_busy_[worker] = true;
+    copying_.push_back({assignment->partition, worker, clock_s_, clock_s_, false});
+    return true;
+  }
+
+  // The indices of the copies that `select` picks.
+  template <class Select>
+  std::vector<std::size_t> copies_where(Select&& select) const {
+    std::vector<std::size_t> picked;
+    for (std::size_t i = 0; i < copying_.size(); ++i)
+      if (select(copying_[i])) picked.push_back(i);
+    return picked;
+  }
+  bool copy_may_finish(const Copy& copy) const { return !copy.stalled && copy.done_at_s <= clock_s_; }
+
+  bool finish_copy(std::uint32_t pick) {
+    const std::vector<std::size_t> done = copies_where([&](const Copy& copy) { return copy_may_finish(copy); });
+    if (done.empty()) return false;
+    const Copy copy = take(copying_, done[pick % done.size()]);
+    policy_.copy_finished(copy.partition);
+    record(copy.partition, trace::Phase::h2d, fmt::format("pcie{}:h2d", gpu_of(copy.worker)), copy.start_s,
+           settings_.policy.partition_host_bytes);
+    copied_.push_back({copy.partition, copy.worker, 0});
+    return true;
+  }
+
+  bool begin_compute(std::uint32_t pick) {
+    std::vector<std::size_t> startable;
+    for (std::size_t i = 0; i < copied_.size(); ++i)
+      if (!computing_[gpu_of(copied_[i].worker)]) startable.push_back(i);
+    if (startable.empty()) return false;
+    Compute compute = take(copied_, startable[pick % startable.size()]);
+    compute.start_s = clock_s_;
+    computing_[gpu_of(compute.worker)] = compute;
+    return true;
+  }
+
+  // A GPU's compute section ends: its kernels done (the proof assembled), or failed.
+  bool end_compute(std::uint32_t pick, bool failed) {
+    std::vector<std::uint32_t> busy_gpus;
+    for (std::uint32_t gpu = 0; gpu < computing_.size(); ++gpu)
+      if (computing_[gpu]) busy_gpus.push_back(gpu);
+    if (busy_gpus.empty()) return false;
+    const std::uint32_t gpu = busy_gpus[pick % busy_gpus.size()];
+    const Compute compute = *computing_[gpu];
+    computing_[gpu].reset();
+    worker_busy_[compute.worker] = false;
+    record(compute.partition, trace::Phase::ntt, worker_resource(compute.worker), compute.start_s, 0);
+    if (failed) {
+      ++faults_.gpu_errors;
+      policy_.attempt_failed(compute.partition);
+      return true;
+    }
+    policy_.attempt_succeeded(compute.partition);
+    record(compute.partition, trace::Phase::assemble, "cpu:assemble", clock_s_, 0);
+    return true;
+  }
+
+  bool watchdog_fires(std::uint32_t pick) {
+    const std::vector<std::size_t> stalled = copies_where([](const Copy& copy) { return copy.stalled; });
+    if (stalled.empty()) return false;
+    const Copy copy = take(copying_, stalled[pick % stalled.size()]);
+    worker_busy_[copy.worker] = false;
+    record(copy.partition, trace::Phase::h2d, fmt::format("pcie{}:h2d", gpu_of(copy.worker)), copy.start_s, 0);
+    policy_.attempt_failed(copy.partition);
+    return true;
+  }
+
+  bool pinned_allocation_fails() {
+    if (pinned_allocation_failed_) return false;
+    pinned_allocation_failed_ = true;
+    ++faults_.pinned_allocation_failures;
+    policy_.pinned_allocation_failed();
+    return true;
+  }
+
+  bool slow_or_stall_a_copy(std::uint32_t pick, bool stall) {
+    const std::vector<std::size_t> running = copies_where([&](const Copy& copy) { return copy_may_finish(copy); });
+    if (running.empty()) return false;
+    Copy& copy = copying_[running[pick % running.size()]];
+    if (stall) {
+      copy.stalled = true;
+      ++faults_.stalled_transfers;
+    } else {
+      copy.done_at_s = clock_s_ + 2 + pick % 8;  // at least two more events before it can finish
+      ++faults_.slow_transfers;
+    }
+    return true;
+  }
+
+  bool worker_dies(std::uint32_t pick) {
+    const policy::WorkerId worker = pick % workers();
+    if (!policy_.worker_alive(worker)) return false;
+    ++faults_.worker_deaths;
+    worker_busy_[worker] = false;
+    for (std::size_t i = copying_.size(); i-- > 0;) {
+      if (copying_[i].worker != worker) continue;
+      const Copy copy = take(copying_, i);
+      record(copy.partition, trace::Phase::h2d, fmt::format("pcie{}:h2d", gpu_of(worker)), copy.start_s, 0);
+    }
+    std::erase_if(copied_, [&](const Compute& compute) { return compute.worker == worker; });
+    std::optional<Compute>& compute = computing_[gpu_of(worker)];
+    if (compute && compute->worker == worker) {
+      record(compute->partition, trace::Phase::ntt, worker_resource(worker), compute->start_s, 0);
+      compute.reset();
+    }
+    policy_.worker_died(worker);
+    drop_ready_taken_back();
+    return true;
   }
 
   // The policy's promises after every event.
