@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -35,6 +36,41 @@ struct Holding {
   std::string copy_link;  // the first copy's link ("pcie0"): the GPU whose pool held it; empty: not copied
 };
 
+// One attempt of a partition as its spans arrive in time order: the latest end of each rank, of
+// its MSMs and batch additions, whether it synthesized and copied, and what it held.
+struct Attempt {
+  std::map<int, double> end_by_rank;
+  double msm_end_s = -1;
+  bool synthesized = false, copied = false;
+  std::optional<Holding> holding;
+
+  // The span's rank in the attempt. A copy within an MSM or a batch addition of the attempt is a
+  // chunk of the key's points streamed into it, part of the compute section; a copy after the
+  // witness split is the split's own upload of the witness (the CUDA backend's stage_witness),
+  // part of that step.
+  int rank_of(const Span& span) const {
+    if (span.phase == Phase::h2d && span.end_s <= msm_end_s + tolerance_s) return phase_rank(Phase::ntt);
+    if (span.phase == Phase::h2d && end_by_rank.contains(phase_rank(Phase::witness_split)))
+      return phase_rank(Phase::witness_split);
+    return phase_rank(span.phase);
+  }
+
+  void add(const Span& span, int rank) {
+    if (is_gpu_compute(span.phase) && span.phase != Phase::ntt) msm_end_s = std::max(msm_end_s, span.end_s);
+    double& end_s = end_by_rank[rank];
+    end_s = std::max(end_s, span.end_s);
+    if (span.phase == Phase::synth) {
+      synthesized = true;
+      holding = Holding{span.start_s, span.end_s, span.bytes, {}};
+    }
+    if (span.phase == Phase::h2d && holding && !copied) {
+      copied = true;
+      holding->end_s = span.end_s;
+      holding->copy_link = span.resource.substr(0, span.resource.find(':'));
+    }
+  }
+};
+
 class Checker {
  public:
   explicit Checker(const RunExpectations& expected) : expected_(expected) {}
@@ -52,72 +88,53 @@ class Checker {
     std::ranges::stable_sort(spans, [&](const Span* a, const Span* b) {
       return a->start_s != b->start_s ? a->start_s < b->start_s : rank_at_one_instant(a->phase) < rank_at_one_instant(b->phase);
     });
-    std::map<int, double> end_by_rank;  // latest end of each rank seen in this attempt
-    double msm_end_s = -1;              // latest end of the attempt's MSMs and batch additions so far
-    bool synthesized = false, assembled = false, copied = false;
-    std::optional<Holding> holding;
-    auto close_attempt = [&] {
-      if (holding) holdings_.push_back(*holding);
-      holding.reset();
-      end_by_rank.clear();
-      msm_end_s = -1;
-      synthesized = copied = false;
-    };
+    Attempt attempt;
+    bool assembled = false;
     for (const Span* span : spans) {
       // A wait is the waiting thread's: it may begin while the partition's previous attempt runs.
       if (span->phase == Phase::wait_budget || span->phase == Phase::wait_pool) continue;
-      int rank = phase_rank(span->phase);
-      // A copy within an MSM or a batch addition of the attempt is a chunk of the key's points
-      // streamed into it, part of the compute section; a copy after the witness split is the
-      // split's own upload of the witness (the CUDA backend's stage_witness), part of that step.
-      if (span->phase == Phase::h2d && span->end_s <= msm_end_s + tolerance_s)
-        rank = phase_rank(Phase::ntt);
-      else if (span->phase == Phase::h2d && end_by_rank.contains(phase_rank(Phase::witness_split)))
-        rank = phase_rank(Phase::witness_split);
-      if (is_gpu_compute(span->phase) && span->phase != Phase::ntt) msm_end_s = std::max(msm_end_s, span->end_s);
-      if (rank == 1 && synthesized) {
-        close_attempt();
+      const int rank = attempt.rank_of(*span);
+      if (rank == 1 && attempt.synthesized) {
+        close(attempt);
         if (expected_.proofs_may_be_rejected) assembled = false;  // that proof failed verification
       }
-      if (assembled && rank == 1) {
-        report(Invariant::phases_in_order,
-               fmt::format("partition {}: {} at {:.9f} s after its proof was assembled", partition,
-                           phase_name(span->phase), span->start_s));
-      }
-      if (rank >= 2 && !synthesized) {
-        report(Invariant::phases_in_order, fmt::format("partition {}: {} at {:.9f} s without a synthesis before it",
+      if (assembled && rank == 1)
+        report(Invariant::phases_in_order, fmt::format("partition {}: {} at {:.9f} s after its proof was assembled",
                                                        partition, phase_name(span->phase), span->start_s));
-      }
-      for (const auto& [earlier_rank, end_s] : end_by_rank) {
-        if (earlier_rank < rank && span->start_s < end_s - tolerance_s)
-          report(Invariant::phases_in_order,
-                 fmt::format("partition {}: {} starts at {:.9f} s before an earlier phase ended at {:.9f} s",
-                             partition, phase_name(span->phase), span->start_s, end_s));
-        if (earlier_rank > rank)
-          report(Invariant::phases_in_order, fmt::format("partition {}: {} at {:.9f} s after a later phase",
-                                                         partition, phase_name(span->phase), span->start_s));
-      }
-      double& end_s = end_by_rank[rank];
-      end_s = std::max(end_s, span->end_s);
-      if (span->phase == Phase::synth) {
-        synthesized = true;
-        holding = Holding{span->start_s, span->end_s, span->bytes, {}};
-      }
-      if (span->phase == Phase::h2d && holding && !copied) {
-        copied = true;
-        holding->end_s = span->end_s;
-        holding->copy_link = span->resource.substr(0, span->resource.find(':'));
-      }
+      check_order(partition, *span, rank, attempt);
+      attempt.add(*span, rank);
       if (span->phase == Phase::assemble) {
         if (assembled) report(Invariant::ends_exactly_once, fmt::format("partition {}: assembled twice", partition));
         assembled = true;
       }
     }
-    close_attempt();
+    close(attempt);
     if (assembled) ++assembled_;
     if (partition >= expected_.partitions)
       report(Invariant::ends_exactly_once,
              fmt::format("partition {} is not one of the job's {} partitions", partition, expected_.partitions));
+  }
+
+  // Synthesis first, then each rank after every earlier one has ended.
+  void check_order(std::uint32_t partition, const Span& span, int rank, const Attempt& attempt) {
+    if (rank >= 2 && !attempt.synthesized)
+      report(Invariant::phases_in_order, fmt::format("partition {}: {} at {:.9f} s without a synthesis before it",
+                                                     partition, phase_name(span.phase), span.start_s));
+    for (const auto& [earlier_rank, end_s] : attempt.end_by_rank) {
+      if (earlier_rank < rank && span.start_s < end_s - tolerance_s)
+        report(Invariant::phases_in_order,
+               fmt::format("partition {}: {} starts at {:.9f} s before an earlier phase ended at {:.9f} s", partition,
+                           phase_name(span.phase), span.start_s, end_s));
+      if (earlier_rank > rank)
+        report(Invariant::phases_in_order, fmt::format("partition {}: {} at {:.9f} s after a later phase", partition,
+                                                       phase_name(span.phase), span.start_s));
+    }
+  }
+
+  // The attempt ends: its holding is kept, and the next attempt starts afresh.
+  void close(Attempt& attempt) {
+    if (attempt.holding) holdings_.push_back(*attempt.holding);
+    attempt = Attempt{};
   }
 
   void check_outcomes() {
