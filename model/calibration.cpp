@@ -145,10 +145,12 @@ std::map<const trace::Span*, double> kernels_that_waited_for_copies(const trace:
     if (trace::is_gpu_kernel(span)) durations[{span.run, span.phase}].push_back(span.duration_s());
     if (span.phase == trace::Phase::h2d) copies[{span.run, span.resource}].push_back(&span);
   }
+  std::map<std::pair<std::string, trace::Phase>, double> typical;
+  for (const auto& [run_phase, phase_durations] : durations) typical[run_phase] = trace::upper_median(phase_durations);
   std::map<const trace::Span*, double> waited;
   for (const trace::Span& span : spans) {
     if (!trace::is_gpu_kernel(span)) continue;
-    const double typical_s = trace::upper_median(durations[{span.run, span.phase}]);
+    const double typical_s = typical[{span.run, span.phase}];
     const std::string link = "pcie" + trace::gpu_of_resource(span.resource).substr(3) + ":h2d";
     for (const trace::Span* copy : copies[{span.run, link}]) {
       const double copy_left_s = copy->end_s - span.start_s, beyond_s = span.duration_s() - typical_s;
