@@ -444,11 +444,11 @@ void fit_streamed_kernels(const TraceEvidence& evidence, CalibrationFit& fit) {
       continue;
     }
     std::vector<double> mitems, seconds;
+    const double chunk_s = default_stream_chunk_s(phase);
     for (const StreamedKernel& kernel : kernels) {
       mitems.push_back(double(kernel.items) / 1e6);
-      seconds.push_back(solve_increasing(
-          [&](double kernel_s) { return modelled_duration_s(kernel, kernel_s, default_stream_chunk_s(phase)); },
-          kernel.duration_s, 0, kernel.duration_s));
+      seconds.push_back(solve_increasing([&](double kernel_s) { return modelled_duration_s(kernel, kernel_s, chunk_s); },
+                                         kernel.duration_s, 0, kernel.duration_s));
     }
     FitReport report = fit_phase_cost(
         phase,

@@ -8,7 +8,8 @@
 #                                                  (default 1); exit 1 on any finding
 #
 # Targets: wtns r1cs zkey (circom), proving_key, proof_json public_json vk_json (snarkjs JSON),
-# trace_csv sidecar (traces), scenario (the model's TOML), cuzk_log (`zkpipe import cuzk`). Inputs
+# trace_csv sidecar (traces), scenario (the model's TOML), cuzk_log (`zkpipe import cuzk`),
+# calibrate (`zkpipe calibrate` on a trace beside a fixed pageable two-worker sidecar). Inputs
 # that once crashed a reader lie in regressions/<target>/ and join its corpus on every run.
 # Longer on demand, e.g. an hour per reader on 2 cores: tests/fuzz/fuzz.sh run build-fuzz 3600 2
 # FUZZ_SEED=N fixes libFuzzer's seed (CTest's runs use 1, so that CI is repeatable; 0, the default,
@@ -21,7 +22,7 @@ mode=${1:?usage: fuzz.sh build|run OUT_DIR [SECONDS [JOBS [TARGET...]]]}
 out=${2:?OUT_DIR}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-targets=(wtns r1cs zkey proving_key proof_json public_json vk_json trace_csv sidecar scenario cuzk_log)
+targets=(wtns r1cs zkey proving_key proof_json public_json vk_json trace_csv sidecar scenario cuzk_log calibrate)
 
 circom="engine/circom/bin_file.cpp engine/circom/r1cs_file.cpp engine/circom/wtns_file.cpp engine/circom/zkey_file.cpp"
 snarkjs_json="engine/groth16/snarkjs_json.cpp engine/groth16/pairing.cpp engine/util/decimal.cpp engine/util/atomic_file.cpp"
@@ -34,9 +35,12 @@ declare -A sources=(
   [cuzk_log]="model/cuzk_import.cpp model/cuzk_log.cpp engine/trace/perfetto.cpp $trace"
   [scenario]="model/scenario.cpp engine/trace/trace.cpp engine/policy/scheduling_policy.cpp engine/policy/device_memory.cpp engine/policy/job_settings.cpp engine/faults/fault_injector.cpp"
 )
+sources[calibrate]="model/calibration.cpp model/gpu_kernels.cpp model/trace_attempts.cpp model/sidecar_facts.cpp
+                    ${sources[scenario]/engine\/trace\/trace.cpp/} $trace"
 traces=scenarios/calibration/traces/staging-h200-20261129T1620/poseidon-merkle/synth
 proofs=scenarios/calibration/traces/staging-h200-20261129T1620/dense/pageable
-declare -A libraries=([scenario]=-ltomlplusplus)
+declare -A libraries=([scenario]=-ltomlplusplus [calibrate]=-ltomlplusplus)
+checks24=scenarios/calibration/traces/checks24-h200-20261203/poseidon-merkle/t16-w2-pageable-r1
 declare -A seeds=(
   [wtns]=tests/circom/fixtures/tiny.wtns [r1cs]=tests/circom/fixtures/tiny.r1cs [zkey]=tests/circom/fixtures/tiny.zkey
   [proving_key]=tests/fuzz/seeds/dense-4.key
@@ -45,6 +49,7 @@ declare -A seeds=(
   [trace_csv]="$traces/trace.csv scenarios/calibration/traces/staging-h200-20261129T1020/dense/pageable/trace.csv"
   [sidecar]=$traces/trace.json
   [cuzk_log]="tests/model/fixtures/cuzk/stderr.log tests/model/fixtures/cuzk/merged.log"
+  [calibrate]="$checks24/trace.csv $traces/trace.csv"
   [scenario]="scenarios/seed-pageable-vs-pinned.toml scenarios/h200-pool-sizing.toml scenarios/calibration/h200-h2d.toml
               scenarios/calibration/traces/sweep-h200-20261201/calibration-poseidon-merkle-4181100.toml"
 )
@@ -59,7 +64,8 @@ build() {
   # scenarios/, as a scenario there would.
   local flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
                -fno-sanitize-recover=undefined -DFMT_HEADER_ONLY -DTOML_HEADER_ONLY=0 -DTOML_SHARED_LIB=1
-               -DZKPIPE_SCENARIOS_DIR="\"$root/scenarios\"" -I"$root" -I"$root/engine" -I"$root/model" -pthread)
+               -DZKPIPE_SCENARIOS_DIR="\"$root/scenarios\"" -DZKPIPE_FUZZ_SIDECAR="\"$root/$checks24/trace.json\""
+               -I"$root" -I"$root/engine" -I"$root/model" -I/usr/include/eigen3 -pthread)
   # Each source compiled once, then one link per target; rebuilt only when a source is newer.
   local -A objects=()
   for src in $(printf '%s\n' "${sources[@]}" | tr ' ' '\n' | sort -u); do
