@@ -68,8 +68,9 @@ expect_refused "negative size with a unit" --budget prove --key "$work/k/proving
 expect_refused "budget past 64 bits" --budget prove --key "$work/k/proving.key" --budget 18446744073709551616
 expect_refused "negative seed" --witness-seed prove --key "$work/k/proving.key" --witness-seed=-1
 expect_refused "negative constraint count" --constraints setup --circuit dense --constraints=-5 --out-dir "$work/x"
-out=$("$zkpipe" prove --key "$work/k/proving.key" --partitions 010 --budget 01GiB 2>&1)
-if grep -q "^engine: 10 partition(s)" <<<"$out" && grep -q "host budget 1.0 GiB" <<<"$out"; then
+out=$("$zkpipe" prove --key "$work/k/proving.key" --partitions 010 --budget 01GiB \
+        --proof "$work/ten.json" --public "$work/ten-public.json" 2>&1)
+if grep -q "^engine: 10 partition(s)" <<<"$out" && grep -q "host budget 1.0 GiB" <<<"$out" && [ -f "$work/ten-9.json" ]; then
   echo "ok: leading zeros are decimal (--partitions 010 is ten)"
 else
   echo "FAIL: --partitions 010 --budget 01GiB: $out"; failures=$((failures + 1))
