@@ -9,9 +9,7 @@
 #include <fmt/ranges.h>
 #include <libfccp/csv.h>
 
-#include "engine/util/json_number.hpp"
 #include "gpu_kernels.hpp"
-#include "sidecar_facts.hpp"
 #include "trace/sidecar.hpp"
 #include "trace/summary.hpp"
 #include "trace/trace_csv.hpp"
@@ -319,7 +317,7 @@ std::pair<trace::Sidecar, policy::Staging> calibration_sidecar(const std::filesy
     throw std::runtime_error(fmt::format("{}: no sidecar {} stating staging and PCIe rate; write it next to the trace",
                                          trace_csv.string(), path.string()));
   trace::Sidecar sidecar = trace::read_sidecar(path);
-  const auto staging = policy::parse_staging(sidecar.settings.value("staging", std::string()));
+  const std::optional<policy::Staging> staging = sidecar.settings.copies_staging;
   if (!staging || sidecar.machine.pcie_h2d_gbps.value_or(0.0) <= 0)
     throw std::runtime_error(
         fmt::format("{}: needs settings.staging (pinned|pageable) and machine.pcie_h2d_gbps", path.string()));
@@ -333,11 +331,10 @@ void gather_evidence(const std::filesystem::path& trace_csv, TraceEvidence& evid
   const auto [sidecar, staging] = calibration_sidecar(trace_csv);
   const bool pinned = staging == policy::Staging::pinned;
   const double link_gbps = *sidecar.machine.pcie_h2d_gbps;
-  const SynthesisCoreShare core_share = synthesis_core_share_of(sidecar);
+  const SynthesisCoreShare core_share = sidecar.settings.synthesis_core_share;
   const std::uint32_t cores = sidecar.machine.cores.value_or(1);
-  const auto threads = zk::json_number_or(sidecar.settings, "settings", "synthesis_threads", std::uint32_t{1});
-  const bool streams_key = zk::value_of(policy::srs_residency_names, sidecar.settings.value("srs_residency", std::string())) ==
-                           policy::SrsResidency::pinned_host;
+  const std::uint32_t threads = std::max(1u, sidecar.settings.job.synthesis_threads);
+  const bool streams_key = sidecar.settings.job.srs_residency == policy::SrsResidency::pinned_host;
   const auto copies = itemless_copies(spans);
   const auto waited = pinned ? std::map<const trace::Span*, double>{} : kernels_that_waited_for_copies(spans);
   for (double idle_s : compute_section_idle_s(spans)) evidence.section_idle_s.push_back(idle_s);

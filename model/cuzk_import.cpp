@@ -409,9 +409,10 @@ trace::Sidecar Assembler::sidecar(const ImportOptions& options, const ImportStat
                       .cuzk_partitions = std::move(partitions)};
   const policy::Staging staging =
       options.staging.value_or(pinned_synthesis_seen_ ? policy::Staging::pinned : policy::Staging::pageable);
-  sidecar.settings = {{"staging", policy::staging_name(staging)}, {"synthesis_threads", std::max(1u, stats.synthesis_lanes)},
-                      {"gpus", std::max(1u, stats.gpus)}, {"workers_per_gpu", std::max(1u, stats.workers_per_gpu)},
-                      {"partitions", stats.partitions}};
+  sidecar.settings.job.synthesis_threads = std::max(1u, stats.synthesis_lanes);
+  sidecar.settings.job.workers_per_gpu = std::max(1u, stats.workers_per_gpu);
+  sidecar.settings.job.staging = sidecar.settings.copies_staging = staging;
+  sidecar.settings.gpus = std::max(1u, stats.gpus);
   sidecar.machine = {.cores = options.cores, .pcie_h2d_gbps = options.pcie_h2d_gbps};
   sidecar.versions = {{"zkpipe", "import cuzk"}};
   return sidecar;

@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "compare.hpp"
-#include "engine/util/json_number.hpp"
 #include "report.hpp"
 #include "trace/summary.hpp"
 
@@ -207,13 +206,10 @@ json heatmap_json(const SweepTable& sweep, const std::vector<MeasuredPoint>& mea
 }  // namespace
 
 std::optional<MeasuredPoint> heatmap_point(const std::string& name, const trace::Sidecar& sidecar, const trace::Trace& spans) {
-  const nlohmann::json& settings = sidecar.settings;
-  if (settings.value("staging", std::string()) != "pinned" || !settings.contains("synthesis_threads") ||
-      !settings.contains("pool_slabs"))
+  const policy::JobSettings& settings = sidecar.settings.job;
+  if (sidecar.settings.copies_staging != policy::Staging::pinned || settings.synthesis_threads == 0 || settings.pool_slabs == 0)
     return std::nullopt;
-  return MeasuredPoint{name, zk::json_number<long>(settings.at("synthesis_threads"), "settings.synthesis_threads"),
-                       zk::json_number<long>(settings.at("pool_slabs"), "settings.pool_slabs"),
-                       trace::summarize(spans).gpu_utilization};
+  return MeasuredPoint{name, settings.synthesis_threads, settings.pool_slabs, trace::summarize(spans).gpu_utilization};
 }
 
 json report_data(const ReportInputs& inputs) {

@@ -85,20 +85,6 @@ struct Calibration {
   std::map<trace::Phase, PhaseCost> gpu_phase_cost;  // only phases listed are simulated
 };
 
-// How the engine splits the host's cores between syntheses (kernels/util/parallel.hpp's
-// CoreShare): `synthesizing`, each of the n syntheses running now has max(1, cores / n), the
-// engine since 2026-12-01; `threads`, each synthesis thread has max(1, cores / threads) however
-// many synthesize, the engine of the traces whose sidecars name no rule.
-enum class SynthesisCoreShare { synthesizing, threads };
-inline constexpr zk::EnumNames<SynthesisCoreShare, 2> synthesis_core_share_names{
-    {{"synthesizing", SynthesisCoreShare::synthesizing}, {"threads", SynthesisCoreShare::threads}}};
-
-inline std::uint32_t synthesis_cores_each(SynthesisCoreShare rule, std::uint32_t cores, std::uint32_t threads,
-                                          std::uint32_t synthesizing) {
-  const std::uint32_t sharers = rule == SynthesisCoreShare::threads ? threads : synthesizing;
-  return std::max<std::uint32_t>(1, cores / std::max<std::uint32_t>(1, sharers));
-}
-
 // 1 - p + p * inverse_cores: how much of its one-core time a synthesis takes on 1 / inverse_cores
 // cores (inverse_cores: the mean of 1 / cores over its span where its cores varied).
 inline double synthesis_share_factor(double parallel_fraction, double inverse_cores) {
@@ -158,6 +144,9 @@ struct Workload {
 };
 
 using policy::SrsResidency;
+using policy::SynthesisCoreShare;
+using policy::synthesis_core_share_names;
+using policy::synthesis_cores_each;
 
 // The pipeline's settings, the engine's own vocabulary and defaults (policy::JobSettings: [policy]
 // keys absent choose as `zkpipe prove` does, from [hardware] and [workload]), and how the

@@ -16,7 +16,6 @@
 
 #include "calibration.hpp"
 #include "engine/util/atomic_file.hpp"
-#include "engine/util/json_number.hpp"
 #include "child_process.hpp"
 #include "scenario.hpp"
 #include "sidecar_facts.hpp"
@@ -74,7 +73,7 @@ std::vector<MeasuredRun> find_measured_runs(const fs::path& folder) {
     run.trace = entry.path();
     run.sidecar = trace::read_sidecar(sidecar);
     if (run.sidecar.source != trace::Source::measured) continue;
-    run.stage_alone = run.sidecar.settings.value("stage_alone", std::string("none")) != "none";
+    run.stage_alone = run.sidecar.settings.stage_alone != trace::StageAlone::none;
     const trace::JobFacts& job = run.sidecar.scenario;
     run.workload = fmt::format("{}-{}", job.job, job.constraints_per_partition.value_or(0));
     runs.push_back(std::move(run));
@@ -117,7 +116,6 @@ namespace {
 // backend held on a device (runs traced since the device-memory plan) and what the host budget
 // held beside the a/b/c (runs that state their workers' bytes).
 toml::table workload_table(const MeasuredRun& run, const WorkloadShape& shape) {
-  const nlohmann::json& settings = run.sidecar.settings;
   const trace::JobFacts& job = run.sidecar.scenario;
   const double abc_bytes = double(required(job.partition_abc_bytes, "scenario.partition_abc_bytes", run));
   toml::table workload{
@@ -131,12 +129,11 @@ toml::table workload_table(const MeasuredRun& run, const WorkloadShape& shape) {
       {"public_inputs_one", std::int64_t(shape.public_inputs_one)},
       {"public_inputs_zero", std::int64_t(shape.public_inputs_zero)},
       {"witness_upload_mib", double(shape.witness_upload_bytes) / bytes_per_mib}};
-  if (settings.contains("device_footprint")) {
-    const auto footprint = settings.at("device_footprint").get<policy::DeviceFootprint>();
-    workload.insert("device_key_mib", double(footprint.key_bytes) / bytes_per_mib);
-    workload.insert("device_shared_mib", double(footprint.shared_bytes) / bytes_per_mib);
-    workload.insert("device_worker_mib", double(footprint.worker_bytes) / bytes_per_mib);
-    workload.insert("device_streaming_mib", double(footprint.streaming_bytes) / bytes_per_mib);
+  if (const auto& footprint = run.sidecar.settings.device_footprint) {
+    workload.insert("device_key_mib", double(footprint->key_bytes) / bytes_per_mib);
+    workload.insert("device_shared_mib", double(footprint->shared_bytes) / bytes_per_mib);
+    workload.insert("device_worker_mib", double(footprint->worker_bytes) / bytes_per_mib);
+    workload.insert("device_streaming_mib", double(footprint->streaming_bytes) / bytes_per_mib);
   }
   if (job.worker_host_bytes) {
     workload.insert("host_witness_mib", double(job.partition_witness_bytes.value_or(0)) / bytes_per_mib);
@@ -146,25 +143,28 @@ toml::table workload_table(const MeasuredRun& run, const WorkloadShape& shape) {
   return workload;
 }
 
-// The scenario's [policy]: the run's effective settings. Runs traced before a setting existed
-// read as its default (one pool per host, the key on the device).
+// The scenario's [policy]: the run's effective settings, its staging the one its copies used.
+// Runs traced before a setting existed read as its default (one pool per host, the key on the
+// device); the settings that every run resolves must be stated.
 toml::table policy_table(const MeasuredRun& run) {
-  const nlohmann::json& settings = run.sidecar.settings;
-  for (const char* key : {"staging", "synthesis_threads", "partitions_in_flight", "host_budget_bytes", "workers_per_gpu"})
-    require(settings.contains(key), fmt::format("settings.{}", key), run);
-  const auto policy = settings.get<policy::JobSettings>();
+  const trace::RunSettings& settings = run.sidecar.settings;
+  const policy::JobSettings& policy = settings.job;
+  require(settings.copies_staging.has_value(), "settings.staging", run);
+  require(policy.synthesis_threads > 0, "settings.synthesis_threads", run);
+  require(policy.partitions_in_flight > 0, "settings.partitions_in_flight", run);
+  require(policy.host_budget_bytes > 0, "settings.host_budget_bytes", run);
   toml::table knobs{
       {"synthesis_threads", std::int64_t(policy.synthesis_threads)},
-      {"synthesis_core_share", std::string(zk::name_of(synthesis_core_share_names, synthesis_core_share_of(run.sidecar)))},
+      {"synthesis_core_share", std::string(zk::name_of(synthesis_core_share_names, settings.synthesis_core_share))},
       {"partitions_in_flight", std::int64_t(policy.partitions_in_flight)},
-      {"staging", std::string(policy::staging_name(*policy.staging))},
+      {"staging", std::string(policy::staging_name(*settings.copies_staging))},
       {"pool_layout", std::string(policy::pool_layout_name(policy.pool_layout))},
       {"host_budget_gib", double(policy.host_budget_bytes) / bytes_per_gib},
       {"workers_per_gpu", std::int64_t(policy.workers_per_gpu)},
       {"srs_residency", std::string(policy::srs_residency_name(policy.srs_residency))},
       {"retry_limit", std::int64_t(policy.retry_limit)},
       {"device_budget_gib", double(policy.device_budget_bytes) / bytes_per_gib}};
-  if (*policy.staging == policy::Staging::pinned) knobs.insert("pool_slabs", std::int64_t(policy.pool_slabs));
+  if (*settings.copies_staging == policy::Staging::pinned) knobs.insert("pool_slabs", std::int64_t(policy.pool_slabs));
   return knobs;
 }
 
@@ -185,7 +185,7 @@ std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::
   const toml::table hardware{
       {"cores", std::int64_t(required(machine.cores, "machine.cores", run))},
       {"pcie_h2d_gbps", required(machine.pcie_h2d_gbps, "machine.pcie_h2d_gbps", run)},
-      {"gpus", zk::json_number_or(run.sidecar.settings, "settings", "gpus", std::int64_t{1})}};
+      {"gpus", std::int64_t(run.sidecar.settings.gpus)}};
   const toml::table scenario{{"name", safe_name(run.name)}, {"seed", 1},           {"calibration", includes},
                              {"hardware", hardware},        {"workload", workload}, {"policy", knobs}};
   std::ostringstream text;

@@ -498,13 +498,13 @@ void write_trace_files(const std::filesystem::path& dir, const Job& job, const J
                       .proving_key_bytes = job.pk->bytes(),
                       .worker_host_bytes = worker_host_bytes(job_sizes(job), report.settings.backend,
                                                              report.settings.staging.value_or(Staging::pageable))};
-  sidecar.settings = to_json(report.settings);
-  sidecar.settings["staging_requested"] = sidecar.settings["staging"];
-  sidecar.settings["staging"] = report.staging_memory;  // what calibration fits: the copies' path
-  sidecar.settings["synthesis_core_share"] = "synthesizing";  // the cores split between the syntheses running
-  sidecar.settings["device_footprint"] = report.device_footprint;
-  sidecar.settings["device_bytes_planned"] = report.device_bytes_planned;
-  sidecar.settings["fixed_base_tables"] = report.fixed_bases;
+  sidecar.settings = run_settings(report.settings);
+  sidecar.settings.copies_staging = zkpipe::policy::parse_staging(report.staging_memory);  // what calibration fits
+  sidecar.settings.device_footprint = report.device_footprint;
+  sidecar.settings.device_bytes_planned = report.device_bytes_planned;
+  sidecar.settings.fixed_base_tables = report.fixed_bases;
+  sidecar.settings.outcome = {report.proved, report.failed.size(), report.failed_attempts, report.workers_lost.size(),
+                              report.wall_s, report.pool_allocation_s};
   sidecar.machine = report.machine;
   sidecar.machine.idle_h2d_gbps = report.idle_h2d_gbps;
   sidecar.machine.idle_h2d_from = report.idle_h2d_from;
@@ -513,12 +513,6 @@ void write_trace_files(const std::filesystem::path& dir, const Job& job, const J
   // measured the pageable path only, and names no link.
   if (report.idle_h2d_from == "pinned" || !uses_cuda(report.settings.backend))
     sidecar.machine.pcie_h2d_gbps = report.idle_h2d_gbps;
-  sidecar.settings["outcome"] = {{"proved", report.proved},
-                                 {"failed", report.failed.size()},
-                                 {"failed_attempts", report.failed_attempts},
-                                 {"workers_lost", report.workers_lost.size()},
-                                 {"wall_s", report.wall_s},
-                                 {"pool_allocation_s", report.pool_allocation_s}};
   sidecar.versions = {{"zkpipe", "engine"}};
   sidecar.summary = trace::summary_json(report.summary);
   trace::write_sidecar(trace::sidecar_path_for(csv), sidecar);

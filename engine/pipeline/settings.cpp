@@ -138,14 +138,16 @@ std::string describe(const Settings& s) {
   return text;
 }
 
-nlohmann::json to_json(const Settings& s) {
-  nlohmann::json json = static_cast<const zkpipe::policy::JobSettings&>(s);
-  json["backend"] = s.backend;
-  json["gpus"] = s.gpus;
-  json["stage_alone"] = stage_alone_name(s.stage_alone);
+zkpipe::trace::RunSettings run_settings(const Settings& s) {
+  // The engine splits the cores between the syntheses running (kernels/util/parallel.hpp).
+  zkpipe::trace::RunSettings run{.job = s,
+                                 .synthesis_core_share = zkpipe::policy::SynthesisCoreShare::synthesizing,
+                                 .gpus = s.gpus,
+                                 .backend = s.backend,
+                                 .stage_alone = s.stage_alone};
   if (injects_faults(s.backend)) {
     const zkpipe::faults::FaultOptions& f = s.fake.faults;
-    json[s.backend == "fake" ? "fake_device" : "injected_faults"] = {{"seed", f.seed},
+    run.injected_faults = {{"seed", f.seed},
                            {"gpu_error_probability", f.gpu_error_probability},
                            {"wrong_result_probability", f.wrong_result_probability},
                            {"pinned_allocation_failure_probability", f.pinned_allocation_failure_probability},
@@ -160,7 +162,7 @@ nlohmann::json to_json(const Settings& s) {
                            {"kernel_delay_s", s.fake.kernel_delay_s},
                            {"device_memory_bytes", s.fake.device_memory_bytes}};
   }
-  return json;
+  return run;
 }
 
 }  // namespace zk::pipeline

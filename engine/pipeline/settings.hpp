@@ -25,14 +25,9 @@ using zkpipe::policy::Staging;
 using zkpipe::policy::srs_residency_name;
 using zkpipe::policy::srs_residency_names;
 
-// Measuring one stage's capacity alone: `synthesis` synthesizes every partition and discards it
-// (no copy, no proof); `gpu` synthesizes partition 0 once and then hands its rows to every
-// partition (a copy, not a synthesis), so copies and GPU work run without synthesis load. Proofs
-// are still verified; the CLI writes none for these runs.
-enum class StageAlone { none, synthesis, gpu };
-inline constexpr EnumNames<StageAlone, 3> stage_alone_names{
-    {{"none", StageAlone::none}, {"synthesis", StageAlone::synthesis}, {"gpu", StageAlone::gpu}}};
-inline std::string_view stage_alone_name(StageAlone stage) { return name_of(stage_alone_names, stage); }
+using zkpipe::trace::StageAlone;  // whether one stage runs alone, and which
+using zkpipe::trace::stage_alone_name;
+using zkpipe::trace::stage_alone_names;
 
 // The pipeline's settings (synthesis threads, staging, pool, budgets, workers, retries) are the
 // model's too (policy::JobSettings); the engine adds the backend, the GPUs it uses and what it
@@ -88,6 +83,7 @@ zkpipe::policy::DevicePlan fit_device_memory(Settings& settings, const Settings&
                                             uint64_t device_free_bytes);
 
 std::string describe(const Settings& settings);
-nlohmann::json to_json(const Settings& settings);
+// The settings as the trace's sidecar states them (what the run made of them aside).
+zkpipe::trace::RunSettings run_settings(const Settings& settings);
 
 }  // namespace zk::pipeline

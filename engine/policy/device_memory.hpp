@@ -47,6 +47,7 @@ struct FixedBaseOption {
   std::uint64_t workspace_bytes = 0;
   double build_s = 0;
   double saving_s = 0;
+  bool operator==(const FixedBaseOption&) const = default;
 };
 
 // Which fixed-base tables a job builds: none, those that fit and pay within the job, or all
@@ -65,6 +66,7 @@ struct DeviceFootprint {
   std::uint64_t streaming_bytes = 0;
   std::vector<FixedBaseOption> fixed_bases;  // the tables it can build (none: it builds none)
   bool holds_device_memory() const { return key_bytes + shared_bytes + worker_bytes + streaming_bytes > 0; }
+  bool operator==(const DeviceFootprint&) const = default;
 };
 
 // The key's points as a backend holds and streams them: an affine G1 and an affine G2 point of

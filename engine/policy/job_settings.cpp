@@ -111,12 +111,8 @@ void to_json(nlohmann::json& json, const JobSettings& s) {
 namespace {
 
 template <typename Enum, std::size_t N>
-Enum enum_at(const nlohmann::json& json, const char* key, Enum fallback, const zk::EnumNames<Enum, N>& names) {
-  if (!json.contains(key)) return fallback;
-  const std::string name = json.at(key).get<std::string>();
-  if (const auto value = zk::value_of(names, name)) return *value;
-  throw std::invalid_argument(fmt::format("settings.{} \"{}\": expected one of {}", key, name,
-                                          zk::joined_names(names, ", ", "\"")));
+Enum enum_or(const nlohmann::json& json, const char* key, Enum fallback, const zk::EnumNames<Enum, N>& names) {
+  return zk::json_enum_or(json, "settings", key, fallback, names);
 }
 
 template <typename T>
@@ -130,16 +126,16 @@ void from_json(const nlohmann::json& json, JobSettings& s) {
   const JobSettings defaults;
   s.synthesis_threads = number_or(json, "synthesis_threads", defaults.synthesis_threads);
   s.partitions_in_flight = number_or(json, "partitions_in_flight", defaults.partitions_in_flight);
-  s.staging = json.contains("staging") ? std::optional(enum_at(json, "staging", Staging::pinned, staging_names))
+  s.staging = json.contains("staging") ? std::optional(enum_or(json, "staging", Staging::pinned, staging_names))
                                        : std::nullopt;
   s.pool_slabs = number_or(json, "pool_slabs", defaults.pool_slabs);
-  s.pool_layout = enum_at(json, "pool_layout", defaults.pool_layout, pool_layout_names);
+  s.pool_layout = enum_or(json, "pool_layout", defaults.pool_layout, pool_layout_names);
   s.host_budget_bytes = number_or(json, "host_budget_bytes", defaults.host_budget_bytes);
   s.device_budget_bytes = number_or(json, "device_budget_bytes", defaults.device_budget_bytes);
   s.workers_per_gpu = number_or(json, "workers_per_gpu", defaults.workers_per_gpu);
-  s.srs_residency = enum_at(json, "srs_residency", defaults.srs_residency, srs_residency_names);
+  s.srs_residency = enum_or(json, "srs_residency", defaults.srs_residency, srs_residency_names);
   // A sidecar that names no setting predates the tables: its run built none.
-  s.fixed_bases = enum_at(json, "fixed_bases", FixedBaseTables::off, fixed_base_tables_names);
+  s.fixed_bases = enum_or(json, "fixed_bases", FixedBaseTables::off, fixed_base_tables_names);
   s.retry_limit = number_or(json, "retry_limit", defaults.retry_limit);
 }
 
@@ -161,6 +157,13 @@ void from_json(const nlohmann::json& json, DeviceFootprint& f) {
 
 void to_json(nlohmann::json& json, KeyArray array) { json = key_array_name(array); }
 
+void from_json(const nlohmann::json& json, KeyArray& array) {
+  const auto name = json.is_string() ? zk::value_of(key_array_names, json.get<std::string>()) : std::nullopt;
+  if (!name)
+    throw std::invalid_argument(fmt::format("{}: expected one of {}", json.dump(), zk::joined_names(key_array_names, ", ", "\"")));
+  array = *name;
+}
+
 void to_json(nlohmann::json& json, const FixedBaseOption& o) {
   json = {{"array", o.array},
           {"table_bytes", o.table_bytes},
@@ -170,7 +173,7 @@ void to_json(nlohmann::json& json, const FixedBaseOption& o) {
 }
 
 void from_json(const nlohmann::json& json, FixedBaseOption& o) {
-  o.array = enum_at(json, "array", KeyArray::a, key_array_names);
+  o.array = zk::json_enum_or(json, "settings.device_footprint.fixed_bases", "array", KeyArray::a, key_array_names);
   o.table_bytes = zk::json_number_or(json, "settings.device_footprint.fixed_bases", "table_bytes", std::uint64_t{0});
   o.workspace_bytes = zk::json_number_or(json, "settings.device_footprint.fixed_bases", "workspace_bytes", std::uint64_t{0});
   o.build_s = zk::json_number_or(json, "settings.device_footprint.fixed_bases", "build_s", 0.0);

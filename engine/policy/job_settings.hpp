@@ -30,10 +30,24 @@ inline constexpr zk::EnumNames<SrsResidency, 2> srs_residency_names{
     {{"device", SrsResidency::device}, {"pinned-host", SrsResidency::pinned_host}}};
 inline std::string_view srs_residency_name(SrsResidency residency) { return zk::name_of(srs_residency_names, residency); }
 
+// How the engine splits the host's cores between syntheses (kernels/util/parallel.hpp's
+// CoreShare): `synthesizing`, each of the n syntheses running now has max(1, cores / n), the
+// engine since 2026-12-01; `threads`, each synthesis thread has max(1, cores / threads) however
+// many synthesize, the engine of the traces whose sidecars name no rule.
+enum class SynthesisCoreShare { synthesizing, threads };
+inline constexpr zk::EnumNames<SynthesisCoreShare, 2> synthesis_core_share_names{
+    {{"synthesizing", SynthesisCoreShare::synthesizing}, {"threads", SynthesisCoreShare::threads}}};
+
+inline std::uint32_t synthesis_cores_each(SynthesisCoreShare rule, std::uint32_t cores, std::uint32_t threads,
+                                          std::uint32_t synthesizing) {
+  const std::uint32_t sharers = rule == SynthesisCoreShare::threads ? threads : synthesizing;
+  return std::max<std::uint32_t>(1, cores / std::max<std::uint32_t>(1, sharers));
+}
+
 struct JobSettings {
   std::uint32_t synthesis_threads = 0;     // 0: half the cores (the rest serve the workers' host work)
   std::uint32_t partitions_in_flight = 0;  // admitted, not yet copied; 0: synthesis threads + workers
-  std::optional<Staging> staging;          // unset: pinned where the host can pin memory for a GPU, else pageable
+  std::optional<Staging> staging{};        // unset: pinned where the host can pin memory for a GPU, else pageable
   std::uint32_t pool_slabs = 0;            // per pool, pinned staging; 0: in flight over the pools, as the budget allows
   PoolLayout pool_layout = PoolLayout::per_host;
   std::uint64_t host_budget_bytes = 0;     // 0: the key plus 80 % of the memory available
@@ -42,6 +56,7 @@ struct JobSettings {
   SrsResidency srs_residency = SrsResidency::device;
   FixedBaseTables fixed_bases = FixedBaseTables::automatic;  // of the key's arrays, on each GPU
   std::uint32_t retry_limit = 2;           // failed attempts of a partition before it is reported failed
+  bool operator==(const JobSettings&) const = default;
 };
 
 // The sizes the defaults and the budget depend on (host bytes).
@@ -103,6 +118,7 @@ void from_json(const nlohmann::json& json, JobSettings& settings);
 void to_json(nlohmann::json& json, const DeviceFootprint& footprint);
 void from_json(const nlohmann::json& json, DeviceFootprint& footprint);
 void to_json(nlohmann::json& json, KeyArray array);  // its name
+void from_json(const nlohmann::json& json, KeyArray& array);
 void to_json(nlohmann::json& json, const FixedBaseOption& option);
 void from_json(const nlohmann::json& json, FixedBaseOption& option);
 

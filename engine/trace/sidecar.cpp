@@ -30,6 +30,11 @@ void for_each_job_fact(Facts& f, Visit visit) {
   FACT(partition_abc_bytes), FACT(partition_witness_bytes), FACT(proving_key_bytes), FACT(worker_host_bytes);
   FACT(jobs), FACT(logs), FACT(cuzk_partitions), FACT(scenario_file);
 }
+
+template <typename Facts, typename Visit>  // Facts: RunOutcome, const or not
+void for_each_outcome_fact(Facts& f, Visit visit) {
+  FACT(proved), FACT(failed), FACT(failed_attempts), FACT(workers_lost), FACT(wall_s), FACT(pool_allocation_s);
+}
 #undef FACT
 
 struct FactWriter {
@@ -58,15 +63,26 @@ struct FactReader {
     if (!json.contains(key)) throw TraceError(fmt::format("no {}.{}: every sidecar states it", section, key));
     fact = get<T>(key);
   }
+  // One of `names`, as its value.
+  template <typename Enum, std::size_t N>
+  Enum choice(const char* key, const zk::EnumNames<Enum, N>& names) const {
+    try {
+      return zk::json_enum_or(json, section, key, names.front().value, names);
+    } catch (const std::invalid_argument& error) {  // naming section.key
+      throw TraceError(error.what());
+    }
+  }
   template <typename T>
   T get(const char* key) const {
+    const std::string where = fmt::format("{}.{}", section, key);
     try {
-      if constexpr (std::is_arithmetic_v<T>) return zk::json_number<T>(json.at(key), fmt::format("{}.{}", section, key));
+      if constexpr (std::is_arithmetic_v<T>) return zk::json_number<T>(json.at(key), where);
       else return json.at(key).get<T>();
     } catch (const nlohmann::json::exception& error) {
-      throw TraceError(fmt::format("{}.{}: {}", section, key, error.what()));
-    } catch (const std::invalid_argument& error) {  // json_number's, which names section.key
-      throw TraceError(error.what());
+      throw TraceError(fmt::format("{}: {}", where, error.what()));
+    } catch (const std::invalid_argument& error) {  // json_number's, naming `where`, or a from_json's
+      const std::string what = error.what();
+      throw TraceError(what.starts_with(where) ? what : fmt::format("{}: {}", where, what));
     }
   }
 };
@@ -81,6 +97,57 @@ void to_json(nlohmann::json& json, const JobFacts& facts) {
   for_each_job_fact(facts, FactWriter{json = nlohmann::json::object()});
 }
 void from_json(const nlohmann::json& json, JobFacts& facts) { for_each_job_fact(facts, FactReader{json, "scenario"}); }
+
+void to_json(nlohmann::json& json, const RunOutcome& outcome) {
+  for_each_outcome_fact(outcome, FactWriter{json = nlohmann::json::object()});
+}
+void from_json(const nlohmann::json& json, RunOutcome& outcome) {
+  for_each_outcome_fact(outcome, FactReader{json, "settings.outcome"});
+}
+
+void to_json(nlohmann::json& json, const RunSettings& settings) {
+  json = settings.job;
+  json["staging_requested"] = json["staging"];
+  if (settings.copies_staging) json["staging"] = policy::staging_name(*settings.copies_staging);
+  else json.erase("staging");
+  json["synthesis_core_share"] = zk::name_of(policy::synthesis_core_share_names, settings.synthesis_core_share);
+  json["gpus"] = settings.gpus;
+  if (!settings.backend.empty()) json["backend"] = settings.backend;
+  json["stage_alone"] = stage_alone_name(settings.stage_alone);
+  json["fixed_base_tables"] = settings.fixed_base_tables;
+  const FactWriter write{json};
+  write("device_footprint", settings.device_footprint);
+  write("device_bytes_planned", settings.device_bytes_planned);
+  write("outcome", settings.outcome);
+  write("seed", settings.seed);
+  write("injected_faults", settings.injected_faults);
+}
+
+// "staging" is the copies' memory and "staging_requested" the job's (sidecars before 2026-12-02
+// state the one staging, both); "fake_device" is what fake runs called their injected faults.
+void from_json(const nlohmann::json& json, RunSettings& settings) {
+  const FactReader read{json, "settings"};
+  try {
+    settings.job = json.get<policy::JobSettings>();
+  } catch (const std::invalid_argument& error) {  // naming settings.key
+    throw TraceError(error.what());
+  }
+  if (json.contains("staging")) settings.copies_staging = read.choice("staging", policy::staging_names);
+  if (json.contains("staging_requested")) settings.job.staging = read.choice("staging_requested", policy::staging_names);
+  if (json.contains("synthesis_core_share"))
+    settings.synthesis_core_share = read.choice("synthesis_core_share", policy::synthesis_core_share_names);
+  if (json.contains("stage_alone")) settings.stage_alone = read.choice("stage_alone", stage_alone_names);
+  if (json.contains("gpus")) settings.gpus = read.get<std::uint32_t>("gpus");
+  if (json.contains("backend")) settings.backend = read.get<std::string>("backend");
+  if (json.contains("fixed_base_tables"))
+    settings.fixed_base_tables = read.get<std::vector<policy::KeyArray>>("fixed_base_tables");
+  read("device_footprint", settings.device_footprint);
+  read("device_bytes_planned", settings.device_bytes_planned);
+  read("outcome", settings.outcome);
+  read("seed", settings.seed);
+  read("injected_faults", settings.injected_faults);
+  read("fake_device", settings.injected_faults);
+}
 
 nlohmann::json to_json(const Sidecar& sidecar) {
   return {{"schema", sidecar_schema},
@@ -108,7 +175,7 @@ Sidecar sidecar_from_json(const nlohmann::json& json) {
     sidecar.scenario.scenario_file = scenario;
   else
     sidecar.scenario = scenario.get<JobFacts>();
-  sidecar.settings = json.value("settings", nlohmann::json::object());
+  sidecar.settings = json.value("settings", nlohmann::json::object()).get<RunSettings>();
   sidecar.machine = json.value("machine", nlohmann::json::object()).get<MachineFacts>();
   sidecar.versions = json.value("versions", std::map<std::string, std::string>{});
   sidecar.summary = json.value("summary", nlohmann::json::object());

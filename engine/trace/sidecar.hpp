@@ -1,10 +1,11 @@
 // Contract: the JSON sidecar that travels next to a trace CSV (trace.csv -> trace.json). It holds
 // the job or scenario that produced the trace, the effective settings, facts about the machine and
 // the versions of the software, so a trace can be compared or recalibrated later without guessing
-// its origin. The job and machine facts are typed: a fact a writer does not know is absent (an
-// empty std::optional, no key), and reading a sidecar whose fact is mistyped, or whose required
-// fact is missing, throws one TraceError naming the file and the key (scenario.partitions).
-// Sidecars of every earlier schema read, their absent facts empty.
+// its origin. Its sections are typed: a fact a writer does not know is absent (an empty
+// std::optional, no key), a setting absent reads as its default, and reading a sidecar whose fact
+// or setting is mistyped, or whose required fact is missing, throws one TraceError naming the
+// file and the key (scenario.partitions, settings.staging). Sidecars of every earlier schema
+// read, their absent facts empty.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/util/enum_names.hpp"
+#include "policy/job_settings.hpp"
 #include "summary.hpp"
 #include "trace.hpp"
 
@@ -58,10 +61,48 @@ struct JobFacts {
   bool operator==(const JobFacts&) const = default;
 };
 
+// Measuring one stage's capacity alone (`zkpipe prove --stage-alone`): `synthesis` synthesizes
+// every partition and discards it (no copy, no proof); `gpu` synthesizes partition 0 once and then
+// hands its rows to every partition (a copy, not a synthesis), so copies and GPU work run without
+// synthesis load. Proofs are still verified; the CLI writes none for these runs.
+enum class StageAlone { none, synthesis, gpu };
+inline constexpr zk::EnumNames<StageAlone, 3> stage_alone_names{
+    {{"none", StageAlone::none}, {"synthesis", StageAlone::synthesis}, {"gpu", StageAlone::gpu}}};
+inline std::string_view stage_alone_name(StageAlone stage) { return zk::name_of(stage_alone_names, stage); }
+
+// What became of a measured run's partitions, and how long it took.
+struct RunOutcome {
+  std::uint64_t proved = 0, failed = 0, failed_attempts = 0, workers_lost = 0;
+  double wall_s = 0, pool_allocation_s = 0;
+  bool operator==(const RunOutcome&) const = default;
+};
+
+// The run's settings: the job's as resolved (policy::JobSettings, each at the top level of
+// "settings"; its staging the one asked for, "staging_requested"), and what the run made of them.
+struct RunSettings {
+  policy::JobSettings job;
+  // The memory the copies read ("staging"): the staging asked for, or pageable where pinning
+  // failed; what calibration fits. Absent: unknown.
+  std::optional<policy::Staging> copies_staging{};
+  // Absent: `threads`, the rule of the engines before 2026-12-01.
+  policy::SynthesisCoreShare synthesis_core_share = policy::SynthesisCoreShare::threads;
+  std::uint32_t gpus = 1;
+  std::string backend{};  // the engine's (cpu, cuda, fake, faulty-cuda); empty elsewhere
+  StageAlone stage_alone = StageAlone::none;
+  std::optional<policy::DeviceFootprint> device_footprint{};  // what the backend holds on a device
+  std::optional<std::uint64_t> device_bytes_planned{};        // per GPU, by the device-memory plan
+  std::vector<policy::KeyArray> fixed_base_tables{};          // the key's arrays with a table on each GPU
+  std::optional<RunOutcome> outcome{};                        // a measured run's
+  std::optional<std::uint64_t> seed{};                        // a simulation's
+  // The faults a fake or faulty-cuda run injected, as the engine states its options (for people).
+  std::optional<nlohmann::json> injected_faults{};
+  bool operator==(const RunSettings&) const = default;
+};
+
 struct Sidecar {
   Source source = Source::simulated;
   JobFacts scenario;
-  nlohmann::json settings = nlohmann::json::object();  // effective settings (after defaults)
+  RunSettings settings;
   MachineFacts machine;
   std::map<std::string, std::string> versions;  // "zkpipe", "simgrid", "cuda" ...
   // The trace's summary_metrics (and partitions_completed, h2d_bytes), written with the trace so
@@ -77,6 +118,10 @@ void to_json(nlohmann::json& json, const MachineFacts& facts);
 void from_json(const nlohmann::json& json, MachineFacts& facts);
 void to_json(nlohmann::json& json, const JobFacts& facts);
 void from_json(const nlohmann::json& json, JobFacts& facts);
+void to_json(nlohmann::json& json, const RunOutcome& outcome);
+void from_json(const nlohmann::json& json, RunOutcome& outcome);
+void to_json(nlohmann::json& json, const RunSettings& settings);
+void from_json(const nlohmann::json& json, RunSettings& settings);
 nlohmann::json to_json(const Sidecar& sidecar);
 Sidecar sidecar_from_json(const nlohmann::json& json);
 std::filesystem::path sidecar_path_for(const std::filesystem::path& trace_csv);

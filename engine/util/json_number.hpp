@@ -1,5 +1,5 @@
 // json_number.hpp — a JSON number read into a C++ integer or double with the checks nlohmann's
-// get<T>() leaves out. An integral T takes only an integer T can hold: get<std::uint32_t>() would
+// get<T>() leaves out, and a JSON string read as one of an enum's names (enum_names.hpp). An integral T takes only an integer T can hold: get<std::uint32_t>() would
 // wrap 5000000000 and -1 silently, and casting 1e67 to an integer is undefined behaviour. A double
 // takes any number. What is refused throws std::invalid_argument naming `where` and the value, so
 // a file's reader reports the field and what it held. Header-only.
@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "engine/util/enum_names.hpp"
 
 namespace zk {
 
@@ -40,6 +42,19 @@ template <typename T>
 T json_number_or(const nlohmann::json& object, std::string_view section, const char* key, T fallback) {
   if (!object.contains(key)) return fallback;
   return json_number<T>(object.at(key), fmt::format("{}.{}", section, key));
+}
+
+// object[key], one of `names`, as its value, or fallback where object has no key; anything else
+// throws std::invalid_argument naming "<section>.<key>", what it held and the names it takes.
+template <typename Enum, std::size_t N>
+Enum json_enum_or(const nlohmann::json& object, std::string_view section, const char* key, Enum fallback,
+                  const EnumNames<Enum, N>& names) {
+  if (!object.contains(key)) return fallback;
+  const nlohmann::json& value = object.at(key);
+  if (value.is_string())
+    if (const auto chosen = value_of(names, value.get<std::string>())) return *chosen;
+  throw std::invalid_argument(
+      fmt::format("{}.{}: {}: expected one of {}", section, key, value.dump(), joined_names(names, ", ", "\"")));
 }
 
 }  // namespace zk

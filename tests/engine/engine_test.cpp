@@ -211,7 +211,7 @@ TEST(Engine, PerGpuPoolsAreSizedPerGpuWithinTheBudget) {
   const Settings resolved = resolve_settings(settings, shape, machine);
   EXPECT_EQ(resolved.pool_slabs, 3u);  // 7 in flight over 3 GPUs
   EXPECT_NE(describe(resolved).find("3 pinned slabs per GPU"), std::string::npos) << describe(resolved);
-  EXPECT_EQ(to_json(resolved).value("pool_layout", ""), "per-gpu");
+  EXPECT_EQ(nlohmann::json(run_settings(resolved)).value("pool_layout", ""), "per-gpu");
   const uint32_t workers = settings.gpus * settings.workers_per_gpu;
   settings.host_budget_bytes = workers * worker_host_bytes(shape, "fake", Staging::pinned) + 8 * shape.partition_host_bytes();
   settings.pool_slabs = 3;  // 9 slabs in all, room for 8 partitions next to the workers' buffers
@@ -397,7 +397,10 @@ TEST(Engine, TraceFilesCarryWhatCalibrationReads) {
   EXPECT_EQ(read.size(), outcome.report.trace.size());
   const trace::Sidecar sidecar = trace::read_sidecar(trace::sidecar_path_for(dir / "trace.csv"));
   EXPECT_EQ(sidecar.source, trace::Source::measured);
-  EXPECT_EQ(sidecar.settings.value("staging", ""), outcome.report.staging_memory);
+  EXPECT_EQ(sidecar.settings.copies_staging, zkpipe::policy::parse_staging(outcome.report.staging_memory));
+  EXPECT_EQ(sidecar.settings.synthesis_core_share, zkpipe::policy::SynthesisCoreShare::synthesizing);
+  ASSERT_TRUE(sidecar.settings.outcome);
+  EXPECT_EQ(sidecar.settings.outcome->proved, outcome.report.proved);
   EXPECT_GT(sidecar.machine.pcie_h2d_gbps.value_or(0.0), 0.0);
   EXPECT_TRUE(std::filesystem::exists(dir / "trace.perfetto.json"));
   std::filesystem::remove_all(dir);

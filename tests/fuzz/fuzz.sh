@@ -26,17 +26,19 @@ targets=(wtns r1cs zkey proving_key proof_json public_json vk_json trace_csv sid
 
 circom="engine/circom/bin_file.cpp engine/circom/r1cs_file.cpp engine/circom/wtns_file.cpp engine/circom/zkey_file.cpp"
 snarkjs_json="engine/groth16/snarkjs_json.cpp engine/groth16/pairing.cpp engine/util/decimal.cpp engine/util/atomic_file.cpp"
-trace="engine/trace/trace.cpp engine/trace/trace_csv.cpp engine/trace/sidecar.cpp engine/trace/summary.cpp engine/util/atomic_file.cpp"
+policy="engine/policy/scheduling_policy.cpp engine/policy/device_memory.cpp engine/policy/job_settings.cpp"
+trace="engine/trace/trace.cpp engine/trace/trace_csv.cpp engine/trace/sidecar.cpp engine/trace/summary.cpp engine/util/atomic_file.cpp
+       $policy"
 declare -A sources=(
   [wtns]=$circom [r1cs]=$circom [zkey]=$circom
   [proving_key]="engine/groth16/keys.cpp engine/r1cs/r1cs.cpp engine/util/atomic_file.cpp"
   [proof_json]=$snarkjs_json [public_json]=$snarkjs_json [vk_json]=$snarkjs_json
   [trace_csv]=$trace [sidecar]=$trace
   [cuzk_log]="model/cuzk_import.cpp model/cuzk_log.cpp engine/trace/perfetto.cpp $trace"
-  [scenario]="model/scenario.cpp engine/trace/trace.cpp engine/policy/scheduling_policy.cpp engine/policy/device_memory.cpp engine/policy/job_settings.cpp engine/faults/fault_injector.cpp"
+  [scenario]="model/scenario.cpp engine/trace/trace.cpp $policy engine/faults/fault_injector.cpp"
 )
 sources[calibrate]="model/calibration.cpp model/gpu_kernels.cpp model/trace_attempts.cpp model/sidecar_facts.cpp
-                    ${sources[scenario]/engine\/trace\/trace.cpp/} $trace"
+                    model/scenario.cpp engine/faults/fault_injector.cpp $trace"
 traces=scenarios/calibration/traces/staging-h200-20261129T1620/poseidon-merkle/synth
 proofs=scenarios/calibration/traces/staging-h200-20261129T1620/dense/pageable
 declare -A libraries=([scenario]=-ltomlplusplus [calibrate]=-ltomlplusplus)

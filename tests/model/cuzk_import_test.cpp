@@ -189,7 +189,7 @@ TEST(CuzkImport, LaysOutOneCallsPhasesFromItsLines) {
   EXPECT_NEAR(result.stats.kernel_busy_s, 0.400 + 0.250 + 0.200 + 0.080, 1e-9);
   EXPECT_NEAR(result.stats.cuzk_gpu_s, 1.319, 1e-9);
   EXPECT_EQ(result.lines.used, 16u);
-  EXPECT_EQ(result.sidecar.settings.at("staging"), "pageable");  // no pinned synthesis line
+  EXPECT_EQ(result.sidecar.settings.copies_staging, policy::Staging::pageable);  // no pinned synthesis line
   EXPECT_EQ(result.sidecar.scenario.cuzk_partitions->at(0).at("prep_msm_ms"), 900);
   EXPECT_TRUE(trace::check_invariants(spans, {1, 1, 0, 0, 0, std::nullopt, 1, false}).empty());
 }
@@ -313,7 +313,7 @@ TEST(CuzkImport, TwoInterleavedWorkersFromOneMergedLogOrFromStderrAndAColouredSt
   EXPECT_EQ(merged.stats.workers_per_gpu, 2u);
   EXPECT_EQ(merged.stats.synthesis_lanes, 4u);
   EXPECT_EQ(merged.stats.constraints, 130023424u);
-  EXPECT_EQ(merged.sidecar.settings.at("staging"), "pinned");
+  EXPECT_EQ(merged.sidecar.settings.copies_staging, policy::Staging::pinned);
   EXPECT_EQ(merged.stats.sections_shifted_ms_max, 0);
   expect_the_fixtures_sections(merged);
   const auto violations = trace::check_invariants(merged.spans, {10, 10, 0, 0, 0, std::nullopt, 1, false});

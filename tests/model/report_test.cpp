@@ -126,14 +126,14 @@ TEST(Report, TheHeatmapMarksMeasuredPointsAtTheirSettings) {
 
 TEST(Report, OnlyPinnedRunsArePointsOnTheHeatmap) {
   trace::Sidecar sidecar;
-  sidecar.settings = {{"staging", "pinned"}, {"synthesis_threads", 8}, {"pool_slabs", 4}};
+  sidecar.settings = {.job = {.synthesis_threads = 8, .pool_slabs = 4}, .copies_staging = policy::Staging::pinned};
   const trace::Trace spans = {span(Phase::ntt, "gpu0:w0", 0, 1), span(Phase::ntt, "gpu0:w0", 1.5, 2)};
   const auto point = heatmap_point("run", sidecar, spans);
   ASSERT_TRUE(point);
   EXPECT_EQ(point->synthesis_threads, 8);
   EXPECT_EQ(point->pool_slabs, 4);
   EXPECT_NEAR(point->gpu_utilization, 0.75, 1e-12);
-  sidecar.settings["staging"] = "pageable";
+  sidecar.settings.copies_staging = policy::Staging::pageable;
   EXPECT_FALSE(heatmap_point("run", sidecar, spans));
 }
 

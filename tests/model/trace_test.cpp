@@ -124,7 +124,7 @@ TEST(TraceSidecar, RoundTripsThroughAFile) {
   Sidecar sidecar;
   sidecar.source = Source::measured;
   sidecar.scenario = {.job = "dense", .partitions = 8, .variables = 1000004};
-  sidecar.settings = {{"staging", "pinned"}};
+  sidecar.settings.job.staging = sidecar.settings.copies_staging = policy::Staging::pinned;
   sidecar.machine.pcie_h2d_gbps = 55.3;
   sidecar.versions = {{"zkpipe", "test"}};
   const auto path = sidecar_path_for(scratch.path() / "run.csv");
@@ -133,7 +133,7 @@ TEST(TraceSidecar, RoundTripsThroughAFile) {
   const Sidecar read = read_sidecar(path);
   EXPECT_EQ(read.source, Source::measured);
   EXPECT_EQ(read.scenario, sidecar.scenario);
-  EXPECT_EQ(read.settings["staging"], "pinned");
+  EXPECT_EQ(read.settings, sidecar.settings);
   EXPECT_EQ(read.machine, sidecar.machine);
   EXPECT_EQ(read.versions.at("zkpipe"), "test");
 }
@@ -168,6 +168,49 @@ TEST(TraceSidecar, MachineAndJobFactsRoundTripAndOmitWhatIsAbsent) {
   EXPECT_EQ(nlohmann::json(job).get<JobFacts>(), job);
   EXPECT_EQ(nlohmann::json(JobFacts{.job = "dense", .partitions = 8}),
             nlohmann::json::parse(R"({"job": "dense", "partitions": 8})"));
+}
+
+// The settings round-trip through JSON, each at the top level of "settings" (the job's beside what
+// the run made of them), as scripts read them: settings.staging is the copies' memory.
+TEST(TraceSidecar, RunSettingsRoundTrip) {
+  RunSettings settings{.job = {.synthesis_threads = 16,
+                               .partitions_in_flight = 18,
+                               .staging = policy::Staging::pinned,
+                               .pool_slabs = 4,
+                               .host_budget_bytes = 100'000'000'000,
+                               .srs_residency = policy::SrsResidency::pinned_host},
+                       .copies_staging = policy::Staging::pageable,
+                       .synthesis_core_share = policy::SynthesisCoreShare::synthesizing,
+                       .gpus = 2,
+                       .backend = "faulty-cuda",
+                       .stage_alone = StageAlone::gpu,
+                       .device_footprint = policy::DeviceFootprint{.key_bytes = 9, .fixed_bases = {{.array = policy::KeyArray::b2}}},
+                       .device_bytes_planned = 24,
+                       .fixed_base_tables = {policy::KeyArray::a, policy::KeyArray::h},
+                       .outcome = RunOutcome{.proved = 7, .failed = 1, .wall_s = 2.5},
+                       .seed = 3,
+                       .injected_faults = nlohmann::json{{"seed", 5}}};
+  const nlohmann::json json = settings;
+  EXPECT_EQ(json.get<RunSettings>(), settings);
+  EXPECT_EQ(json.at("staging"), "pageable");
+  EXPECT_EQ(json.at("staging_requested"), "pinned");
+  EXPECT_EQ(json.at("synthesis_threads"), 16);
+  EXPECT_EQ(json.at("outcome").at("proved"), 7);
+}
+
+// Sidecars older than a setting read as its default: one staging for both, no core-share rule
+// (the engine's `threads`), a fake run's faults under "fake_device".
+TEST(TraceSidecar, RunSettingsOfOlderSidecarsRead) {
+  const auto settings = nlohmann::json::parse(R"({"staging": "pinned", "synthesis_threads": 8, "fake_device": {"seed": 2}})")
+                            .get<RunSettings>();
+  EXPECT_EQ(settings.copies_staging, policy::Staging::pinned);
+  EXPECT_EQ(settings.job.staging, policy::Staging::pinned);
+  EXPECT_EQ(settings.job.synthesis_threads, 8u);
+  EXPECT_EQ(settings.synthesis_core_share, policy::SynthesisCoreShare::threads);
+  EXPECT_EQ(settings.gpus, 1u);
+  EXPECT_EQ(settings.stage_alone, StageAlone::none);
+  EXPECT_EQ(settings.injected_faults, nlohmann::json({{"seed", 2}}));
+  EXPECT_FALSE(nlohmann::json::object().get<RunSettings>().copies_staging);
 }
 
 // A sidecar the engine wrote before the facts were typed (schema 1) reads, its absent facts empty.
@@ -220,6 +263,15 @@ TEST(TraceSidecar, AMissingOrMistypedFactIsAnErrorNamingTheFileAndKey) {
   message = error_reading(json);
   EXPECT_NE(message.find(path.string()), std::string::npos) << message;
   EXPECT_NE(message.find("machine.cores"), std::string::npos) << message;
+  json["machine"]["cores"] = 16;
+  for (const auto& [key, value] : {std::pair{"staging", nlohmann::json("pinnd")}, {"synthesis_core_share", nlohmann::json(2)},
+                                   {"gpus", nlohmann::json(-1)}, {"fixed_base_tables", nlohmann::json({"z"})},
+                                   {"outcome", nlohmann::json({{"proved", "all"}})}}) {
+    json["settings"] = {{key, value}};
+    message = error_reading(json);
+    EXPECT_NE(message.find(path.string()), std::string::npos) << message;
+    EXPECT_NE(message.find(std::string("settings.") + key), std::string::npos) << message;
+  }
 }
 
 // A count holds an integer in its type's range: a fraction, a float past every integer, a negative

@@ -306,7 +306,7 @@ TEST(Validation, AMeasuredRunIsPredictedWithItsPinnedPoolLayout) {
     return toml::parse(scenario_toml_for_run(run, {h2d}))["policy"]["pool_layout"].value_or(std::string());
   };
   EXPECT_EQ(pool_layout(), "per-host") << "traced before the setting existed: one pool per host";
-  run.sidecar.settings["pool_layout"] = "per-gpu";
+  run.sidecar.settings.job.pool_layout = policy::PoolLayout::per_gpu;
   EXPECT_EQ(pool_layout(), "per-gpu");
 }
 
