@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <sstream>
 
 #include <Eigen/Dense>
 #include <fmt/format.h>
@@ -590,40 +591,47 @@ void merge_fit(CalibrationFit& into, CalibrationFit from) {
 }
 
 std::string calibration_toml(const CalibrationFit& fit, const std::string& provenance) {
-  std::string text = toml_comment("zkpipe calibration: " + provenance);
+  auto put = [](toml::table& table, const char* key, const auto& value) {
+    if (value) table.insert(key, *value);
+  };
+  auto put_table = [](toml::table& into, const char* key, toml::table table) {
+    if (!table.empty()) into.insert(key, std::move(table));
+  };
+  toml::table h2d, synthesis, cpu, phases, root;
   for (const auto& [name, cost] : {std::pair{"pinned", fit.h2d_pinned}, std::pair{"pageable", fit.h2d_pageable}})
     if (cost)
-      text += fmt::format("\n[h2d.{}]\noverhead_s_per_gb = {:.9g}\nper_thread_s_per_gb = {:.9g}\n"
-                          "per_thread_squared_s_per_gb = {:.9g}\n",
-                          name, cost->overhead_s_per_gb, cost->per_thread_s_per_gb, cost->per_thread_squared_s_per_gb);
-  if (fit.synth_core_s_per_mconstraint || fit.synth_memory_load_threads) {
-    text += "\n[synthesis]\n";
-    if (fit.synth_core_s_per_mconstraint)
-      text += fmt::format("core_s_per_mconstraint = {:.9g}\nslowdown_per_extra_thread = {:.9g}\n",
-                          *fit.synth_core_s_per_mconstraint, *fit.synth_slowdown_per_extra_thread);
-    if (fit.synth_time_factors)
-      text += fmt::format("time_factors = [{:.4f}]\n", fmt::join(*fit.synth_time_factors, ", "));
-    if (fit.synth_parallel_fraction)
-      text += fmt::format("parallel_fraction = {:.9g}\n", *fit.synth_parallel_fraction);
-    if (fit.synth_memory_load_threads)
-      text += fmt::format("memory_load_threads = {:.9g}\n", *fit.synth_memory_load_threads);
+      h2d.insert(name, toml::table{{"overhead_s_per_gb", cost->overhead_s_per_gb},
+                                   {"per_thread_s_per_gb", cost->per_thread_s_per_gb},
+                                   {"per_thread_squared_s_per_gb", cost->per_thread_squared_s_per_gb}});
+  put(synthesis, "core_s_per_mconstraint", fit.synth_core_s_per_mconstraint);
+  put(synthesis, "slowdown_per_extra_thread", fit.synth_slowdown_per_extra_thread);
+  if (fit.synth_time_factors) {
+    toml::array factors;
+    for (double factor : *fit.synth_time_factors) factors.push_back(factor);
+    synthesis.insert("time_factors", std::move(factors));
   }
-  if (fit.assemble_s || fit.assemble_in_compute_section || fit.compute_section_host_s || fit.witness_split_s ||
-      fit.verify_s) {
-    text += "\n[cpu]\n";
-    if (fit.assemble_s) text += fmt::format("assemble_s = {:.9g}\n", *fit.assemble_s);
-    if (fit.assemble_in_compute_section)
-      text += fmt::format("assemble_in_compute_section = {}\n", *fit.assemble_in_compute_section);
-    if (fit.compute_section_host_s) text += fmt::format("compute_section_host_s = {:.9g}\n", *fit.compute_section_host_s);
-    if (fit.witness_split_s) text += fmt::format("witness_split_s = {:.9g}\n", *fit.witness_split_s);
-    if (fit.verify_s) text += fmt::format("verify_s = {:.9g}\n", *fit.verify_s);
-  }
+  put(synthesis, "parallel_fraction", fit.synth_parallel_fraction);
+  put(synthesis, "memory_load_threads", fit.synth_memory_load_threads);
+  put(cpu, "assemble_s", fit.assemble_s);
+  put(cpu, "assemble_in_compute_section", fit.assemble_in_compute_section);
+  put(cpu, "compute_section_host_s", fit.compute_section_host_s);
+  put(cpu, "witness_split_s", fit.witness_split_s);
+  put(cpu, "verify_s", fit.verify_s);
   for (const auto& [phase, cost] : fit.gpu_phase_cost) {
-    text += fmt::format("\n[gpu_phase_cost.{}]\nfixed_s = {:.9g}\nper_mitem_s = {:.9g}\n", trace::phase_name(phase),
-                        cost.fixed_s, cost.per_mitem_s);
-    if (cost.stream_chunk_s) text += fmt::format("stream_chunk_s = {:.9g}\n", *cost.stream_chunk_s);
+    toml::table table{{"fixed_s", cost.fixed_s}, {"per_mitem_s", cost.per_mitem_s}};
+    put(table, "stream_chunk_s", cost.stream_chunk_s);
+    phases.insert(trace::phase_name(phase), std::move(table));
   }
-  return text;
+  put_table(root, "h2d", std::move(h2d));
+  put_table(root, "synthesis", std::move(synthesis));
+  put_table(root, "cpu", std::move(cpu));
+  put_table(root, "gpu_phase_cost", std::move(phases));
+  // Six significant digits: the fits' own spread is wider by orders of magnitude.
+  std::ostringstream text;
+  text << toml_comment("zkpipe calibration: " + provenance)
+       << toml::toml_formatter(root, toml::toml_formatter::default_flags | toml::format_flags::relaxed_float_precision)
+       << "\n";
+  return text.str();
 }
 
 std::string toml_comment(std::string text) {
