@@ -123,8 +123,9 @@ void to_json(nlohmann::json& json, const RunSettings& settings) {
   write("injected_faults", settings.injected_faults);
 }
 
-// "staging" is the copies' memory and "staging_requested" the job's (sidecars before 2026-12-02
-// state the one staging, both); "fake_device" is what fake runs called their injected faults.
+// "staging" is the copies' memory and "staging_requested" the job's (sidecars before 2026-11-29
+// state the one staging, both); fake runs wrote their injected faults as "fake_device" until
+// 2026-12-05.
 void from_json(const nlohmann::json& json, RunSettings& settings) {
   const FactReader read{json, "settings"};
   try {
