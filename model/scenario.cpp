@@ -445,21 +445,14 @@ std::vector<toml::array> sweep_values(TableReader& sweep) {
   return axes;
 }
 
-}  // namespace
-
-double pcie_generation_gbps(std::uint64_t generation) {
-  // x16 host-to-device; Gen5 is the H200 host's measured 55.3 GB/s, each older generation half.
-  return 55.3 / std::pow(2.0, double(5 - std::int64_t(generation)));
-}
-
-LoadedScenario parse_scenario_text(std::string_view text, const std::string& origin,
-                                   const std::filesystem::path& directory) {
-  const toml::table own = parse_toml(text, origin);
+// The scenario's own table over the calibration files it includes (`calibration`: one file name, or
+// a list merged in order; paths relative to `directory`), with where each key was written.
+toml::table with_calibrations(const toml::table& own, const std::string& origin, const std::filesystem::path& directory,
+                              SourceMap& sources) {
   toml::table merged;
-  SourceMap sources;
   collect_sources(own, "", sources);
   if (const toml::node* include = own.get("calibration")) {
-    std::vector<std::string> files;  // one file name, or a list merged in order
+    std::vector<std::string> files;
     if (const auto single = include->value<std::string>()) files.push_back(*single);
     if (const toml::array* list = include->as_array())
       for (const toml::node& entry : *list)
@@ -482,27 +475,25 @@ LoadedScenario parse_scenario_text(std::string_view text, const std::string& ori
   }
   collect_sources(own, "", sources);  // the scenario's own keys win, in values and in positions
   merge_into(merged, own);
+  return merged;
+}
 
-  LoadedScenario loaded;
-  toml::table sweep_table;
-  if (toml::node* sweep = merged.get("sweep")) {
-    if (!sweep->is_table())
-      throw ScenarioError(fmt::format("{}: sweep: expected a table [sweep]", where(sources, "sweep", origin)));
-    sweep_table = *sweep->as_table();
-    merged.erase("sweep");
-  }
-  loaded.base = read_scenario(merged, origin, sources);
-
+// Every point of the [sweep] over `base`: the product of its keys' values, the last key fastest.
+// A point's error names its settings and points at the sweep's line.
+std::vector<SweepPoint> sweep_points(const toml::table& base, const toml::table& sweep_table, const std::string& origin,
+                                     const SourceMap& sources) {
   TableReader sweep(sweep_table, "sweep.", origin, sources);
   const std::vector<toml::array> axes = sweep_values(sweep);
-  if (axes.empty()) return loaded;
+  std::vector<SweepPoint> points;
+  if (axes.empty()) return points;
   std::vector<std::string> keys;
   for (const auto& [key, node] : sweep_table) keys.emplace_back(key.str());
   SourceMap point_sources = sources;
-  for (const std::string& key : keys) point_sources[key] = sources["sweep." + key];  // errors point at the sweep line
+  for (const std::string& key : keys)
+    if (const auto found = sources.find("sweep." + key); found != sources.end()) point_sources[key] = found->second;
   std::vector<std::size_t> index(axes.size(), 0);
   while (true) {
-    toml::table point_table = merged;
+    toml::table point_table = base;
     SweepPoint point;
     for (std::size_t axis = 0; axis < axes.size(); ++axis) {
       const toml::node& value = *axes[axis].get(index[axis]);
@@ -516,11 +507,35 @@ LoadedScenario parse_scenario_text(std::string_view text, const std::string& ori
       for (const auto& [key, value] : point.settings) settings += fmt::format(" {}={}", key, value);
       throw ScenarioError(fmt::format("{} (in the sweep point{})", error.what(), settings));
     }
-    loaded.sweep_points.push_back(std::move(point));
+    points.push_back(std::move(point));
     std::size_t axis = axes.size();
     while (axis > 0 && ++index[axis - 1] == axes[axis - 1].size()) index[--axis] = 0;
-    if (axis == 0) break;
+    if (axis == 0) return points;
   }
+}
+
+}  // namespace
+
+double pcie_generation_gbps(std::uint64_t generation) {
+  // x16 host-to-device; Gen5 is the H200 host's measured 55.3 GB/s, each older generation half.
+  return 55.3 / std::pow(2.0, double(5 - std::int64_t(generation)));
+}
+
+LoadedScenario parse_scenario_text(std::string_view text, const std::string& origin,
+                                   const std::filesystem::path& directory) {
+  const toml::table own = parse_toml(text, origin);
+  SourceMap sources;
+  toml::table merged = with_calibrations(own, origin, directory, sources);
+  toml::table sweep_table;
+  if (toml::node* sweep = merged.get("sweep")) {
+    if (!sweep->is_table())
+      throw ScenarioError(fmt::format("{}: sweep: expected a table [sweep]", where(sources, "sweep", origin)));
+    sweep_table = *sweep->as_table();
+    merged.erase("sweep");
+  }
+  LoadedScenario loaded;
+  loaded.base = read_scenario(merged, origin, sources);
+  loaded.sweep_points = sweep_points(merged, sweep_table, origin, sources);
   return loaded;
 }
 
