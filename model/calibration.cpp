@@ -628,7 +628,7 @@ std::string calibration_toml(const CalibrationFit& fit, const std::string& prove
   put_table(root, "gpu_phase_cost", std::move(phases));
   // Six significant digits: the fits' own spread is wider by orders of magnitude.
   std::ostringstream text;
-  text << toml_comment("zkpipe calibration: " + provenance)
+  text << toml_comment("zkpipe calibration: " + provenance) << "\n"
        << toml::toml_formatter(root, toml::toml_formatter::default_flags | toml::format_flags::relaxed_float_precision)
        << "\n";
   return text.str();

@@ -148,19 +148,20 @@ void add_calibrate(CLI::App& app) {
     if (options->traces.empty() && options->h2d_benchmark.empty())
       throw std::runtime_error("nothing to fit: give trace files and/or --h2d-benchmark CSV");
     CalibrationFit fit;
-    std::string provenance;
+    std::vector<std::string> sources;
     std::vector<H2dBenchmarkRow> benchmark;
     if (!options->traces.empty()) {
       merge_fit(fit, fit_traces({options->traces.begin(), options->traces.end()}));
-      provenance += fmt::format("traces {} ", fmt::join(options->traces, ", "));
+      sources.push_back(fmt::format("traces {}", fmt::join(options->traces, ", ")));
     }
     if (!options->h2d_benchmark.empty()) {
       benchmark = read_h2d_benchmark(options->h2d_benchmark);
       merge_fit(fit, fit_h2d_benchmark(benchmark, options->link_gbps));
-      provenance += fmt::format("H2D benchmark {} ", options->h2d_benchmark);
+      sources.push_back(fmt::format("H2D benchmark {}", options->h2d_benchmark));
     }
     std::cout << format_fit_reports(fit.reports);
-    zk::write_text_atomically(options->output, calibration_toml(fit, "fitted by zkpipe calibrate from " + provenance));
+    zk::write_text_atomically(options->output,
+                              calibration_toml(fit, fmt::format("fitted by zkpipe calibrate from {}", fmt::join(sources, " and "))));
     // The prediction table needs the link rate: given, or the benchmark's idle pinned rate.
     if (fit.h2d_pinned && fit.h2d_pageable && (options->link_gbps || !benchmark.empty())) {
       const double link = options->link_gbps ? *options->link_gbps : idle_pinned_gbps(benchmark);

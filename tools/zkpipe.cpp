@@ -191,9 +191,11 @@ void say_outcome(const ProveOptions& o, const pipeline::JobReport& report, bool 
       fmt::print("prove: {} of {} witnesses proved; proofs written as {}/<witness>.proof.json and .public.json\n",
                  report.proved, report.partitions, o.out_dir.value_or(".").string());
     else
-      fmt::print("prove: {} verified proofs written as {} and {}\n", report.proved,
+      fmt::print("prove: {} verified proofs written as {} .. {} and {} .. {}\n", report.proved,
                  partition_path(o.proof, 0, o.partitions).string(),
-                 partition_path(o.public_inputs, 0, o.partitions).string());
+                 partition_path(o.proof, o.partitions - 1, o.partitions).string(),
+                 partition_path(o.public_inputs, 0, o.partitions).string(),
+                 partition_path(o.public_inputs, o.partitions - 1, o.partitions).string());
   }
   if (report.failed.empty()) return;
   std::string failures;
