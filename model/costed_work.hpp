@@ -190,10 +190,10 @@ class CostedWork {
   void worker_lost(const std::string&) {}
 
  private:
-  // The copy path of the attempt's staging.
+  // The copy path of the memory the attempt's staging copies from.
   const H2dPathCost& path_of(const runtime::Context& context) const {
-    return context.backing.staging == policy::Staging::pinned ? scenario_.calibration.h2d_pinned
-                                                              : scenario_.calibration.h2d_pageable;
+    return scenario_.copies_staging(context.backing.staging) == policy::Staging::pinned ? scenario_.calibration.h2d_pinned
+                                                                                         : scenario_.calibration.h2d_pageable;
   }
 
   void run_kernel(const runtime::Context& context, double seconds) {

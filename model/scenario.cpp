@@ -280,6 +280,7 @@ void read_hardware(TableReader hardware, Hardware& out) {
   out.copy_engines_h2d = std::uint32_t(hardware.integer("copy_engines_h2d", 1, 1, 8));
   out.gpus = std::uint32_t(hardware.integer("gpus", 1, 1, 64));
   out.h2d_chunk_bytes = hardware.integer("h2d_chunk_mib", 64, 1, 1 << 16) << 20;
+  out.pins_host_memory = hardware.boolean("pins_host_memory", true);
   hardware.reject_unknown_keys();
 }
 

@@ -101,6 +101,9 @@ struct Hardware {
   std::uint32_t copy_engines_h2d = 1;
   std::uint32_t gpus = 1;
   std::uint64_t h2d_chunk_bytes = 64ull << 20;
+  // false: the host page-locks no memory (the engine where no CUDA device is present), so pinned
+  // staging's slabs are pageable memory and their copies take the pageable path.
+  bool pins_host_memory = true;
 };
 
 struct Workload {
@@ -183,6 +186,10 @@ struct Scenario {
   policy::JobShape job_shape() const;
   policy::PolicySettings policy_settings() const;
   policy::Staging staging() const { return policy.staging.value_or(policy::Staging::pinned); }
+  // The memory the copies of a pipeline staging `staging` read: pageable where the host pins none.
+  policy::Staging copies_staging(policy::Staging staging) const {
+    return hardware.pins_host_memory ? staging : policy::Staging::pageable;
+  }
   faults::FaultOptions fault_options() const;
 };
 

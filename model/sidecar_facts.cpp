@@ -16,12 +16,14 @@ trace::Sidecar simulation_sidecar(const Scenario& scenario, const SimulationResu
   sidecar.scenario = {.job = scenario.name,
                       .partitions = scenario.workload.partitions,
                       .scenario_file = nlohmann::json::parse(scenario_json.str())};
-  // The engine's settings, and the staging the copies used, after any pageable fallback.
+  // The engine's settings, their staging the pipeline's after any pageable fallback, and the memory
+  // its copies read.
   sidecar.settings = {.job = scenario.policy,
-                      .copies_staging = result.staging,
+                      .copies_staging = scenario.copies_staging(result.staging),
                       .synthesis_core_share = scenario.policy.synthesis_core_share,
                       .gpus = scenario.hardware.gpus,
                       .seed = scenario.seed};
+  sidecar.settings.job.staging = result.staging;
   sidecar.machine = {.cores = scenario.hardware.cores,
                      .gpus = scenario.hardware.gpus,
                      .host_memory_gbps = scenario.hardware.host_memory_gbps,

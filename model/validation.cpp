@@ -143,28 +143,27 @@ toml::table workload_table(const MeasuredRun& run, const WorkloadShape& shape) {
   return workload;
 }
 
-// The scenario's [policy]: the run's effective settings, its staging the one its copies used.
-// Runs traced before a setting existed read as its default (one pool per host, the key on the
-// device); the settings that every run resolves must be stated.
+// The scenario's [policy]: the run's effective settings. Runs traced before a setting existed
+// read as its default (one pool per host, the key on the device); the settings that every run
+// resolves must be stated.
 toml::table policy_table(const MeasuredRun& run) {
-  const trace::RunSettings& settings = run.sidecar.settings;
-  const policy::JobSettings& policy = settings.job;
-  require(settings.copies_staging.has_value(), "settings.staging", run);
+  const policy::JobSettings& policy = run.sidecar.settings.job;
+  require(policy.staging.has_value(), "settings.staging", run);
   require(policy.synthesis_threads > 0, "settings.synthesis_threads", run);
   require(policy.partitions_in_flight > 0, "settings.partitions_in_flight", run);
   require(policy.host_budget_bytes > 0, "settings.host_budget_bytes", run);
   toml::table knobs{
       {"synthesis_threads", std::int64_t(policy.synthesis_threads)},
-      {"synthesis_core_share", std::string(zk::name_of(synthesis_core_share_names, settings.synthesis_core_share))},
+      {"synthesis_core_share", std::string(zk::name_of(synthesis_core_share_names, run.sidecar.settings.synthesis_core_share))},
       {"partitions_in_flight", std::int64_t(policy.partitions_in_flight)},
-      {"staging", std::string(policy::staging_name(*settings.copies_staging))},
+      {"staging", std::string(policy::staging_name(*policy.staging))},
       {"pool_layout", std::string(policy::pool_layout_name(policy.pool_layout))},
       {"host_budget_gib", double(policy.host_budget_bytes) / bytes_per_gib},
       {"workers_per_gpu", std::int64_t(policy.workers_per_gpu)},
       {"srs_residency", std::string(policy::srs_residency_name(policy.srs_residency))},
       {"retry_limit", std::int64_t(policy.retry_limit)},
       {"device_budget_gib", double(policy.device_budget_bytes) / bytes_per_gib}};
-  if (*settings.copies_staging == policy::Staging::pinned) knobs.insert("pool_slabs", std::int64_t(policy.pool_slabs));
+  if (*policy.staging == policy::Staging::pinned) knobs.insert("pool_slabs", std::int64_t(policy.pool_slabs));
   return knobs;
 }
 
@@ -182,10 +181,14 @@ std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::
   const toml::table workload = workload_table(run, *shape);
   toml::array includes;
   for (const fs::path& file : calibration_files) includes.push_back(file.string());
+  const trace::RunSettings& settings = run.sidecar.settings;
+  // A pinned pipeline whose copies read pageable memory ran on a host that pins none.
   const toml::table hardware{
       {"cores", std::int64_t(required(machine.cores, "machine.cores", run))},
       {"pcie_h2d_gbps", required(machine.pcie_h2d_gbps, "machine.pcie_h2d_gbps", run)},
-      {"gpus", std::int64_t(run.sidecar.settings.gpus)}};
+      {"gpus", std::int64_t(settings.gpus)},
+      {"pins_host_memory", settings.copies_staging.value_or(policy::Staging::pinned) == policy::Staging::pinned ||
+                               settings.job.staging != policy::Staging::pinned}};
   const toml::table scenario{{"name", safe_name(run.name)}, {"seed", 1},           {"calibration", includes},
                              {"hardware", hardware},        {"workload", workload}, {"policy", knobs}};
   std::ostringstream text;

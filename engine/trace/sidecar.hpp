@@ -78,11 +78,13 @@ struct RunOutcome {
 };
 
 // The run's settings: the job's as resolved (policy::JobSettings, each at the top level of
-// "settings"; its staging the one asked for, "staging_requested"), and what the run made of them.
+// "settings"; its staging, as "staging_requested", the pipeline's: pageable after pinning was
+// refused), and what the run made of them.
 struct RunSettings {
   policy::JobSettings job;
-  // The memory the copies read ("staging"): the staging asked for, or pageable where pinning
-  // failed; what calibration fits. Absent: unknown.
+  // The memory the copies read ("staging"), what calibration fits: pinned where the pipeline's
+  // slabs were page-locked; pageable where it staged pageable, or where its host pins no memory
+  // (no CUDA device). Absent: unknown.
   std::optional<policy::Staging> copies_staging{};
   // Absent: `threads`, the rule of the engines before 2026-12-01.
   policy::SynthesisCoreShare synthesis_core_share = policy::SynthesisCoreShare::threads;

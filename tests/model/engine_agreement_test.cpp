@@ -24,6 +24,7 @@
 #include "engine/pipeline/engine.hpp"
 #include "engine/groth16/prover.hpp"
 #include "fake_job.hpp"
+#include "sidecar_facts.hpp"
 #include "simulation.hpp"
 #include "test_support.hpp"
 #include "trace/trace_csv.hpp"
@@ -177,6 +178,18 @@ TEST_F(EngineAndModel, AgreeOnEverySpanWhereCostsAreDeterministic) {
   EXPECT_TRUE(simgrid.empty()) << "SimGrid:\n" << fmt::format("{}", fmt::join(simgrid, "\n"));
   const std::vector<std::string> logical = disagreements(engine_, simulate_in_logical_time(scenario).spans);
   EXPECT_TRUE(logical.empty()) << "logical time:\n" << fmt::format("{}", fmt::join(logical, "\n"));
+}
+
+// The settings the engine's sidecar states come back, unchanged, in the sidecar of the model's run
+// of that engine run: one vocabulary, carried through validate's scenario.
+TEST_F(EngineAndModel, StateTheSameSettings) {
+  const Scenario scenario = scenario_of(engine_run(), scratch_);
+  const trace::RunSettings engine = engine_run().sidecar.settings;
+  const trace::RunSettings model = simulation_sidecar(scenario, simulate_in_logical_time(scenario)).settings;
+  EXPECT_EQ(nlohmann::json(model.job), nlohmann::json(engine.job));
+  EXPECT_EQ(model.copies_staging, engine.copies_staging);
+  EXPECT_EQ(model.synthesis_core_share, engine.synthesis_core_share);
+  EXPECT_EQ(model.gpus, engine.gpus);
 }
 
 // The comparison fails where the model is wrong: a kernel costing more than the fake device's
