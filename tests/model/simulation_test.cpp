@@ -207,6 +207,24 @@ TEST(Simulation, TheWitnessSplitSeparatesTheCopyFromTheFirstKernel) {
   for (const auto& [partition, start_s] : first_kernel_s) EXPECT_NEAR(start_s - copied_s.at(partition), 0.125, 1e-6);
 }
 
+// A host that pins no memory (the engine without a CUDA device) keeps pinned staging's pipeline,
+// its slabs of pageable memory, and copies them on the pageable path.
+TEST(Simulation, AHostThatPinsNoMemoryCopiesItsSlabsOnThePageablePath) {
+  const Scenario pinned = with_setting(small_scenario(), "policy.synthesis_threads", "1");
+  const Scenario unpinned = with_setting(pinned, "hardware.pins_host_memory", "false");
+  const Scenario pageable = with_setting(pinned, "policy.staging", "\"pageable\"");
+  auto first_copy_s = [](const SimulationResult& result) {
+    for (const trace::Span& span : result.spans)
+      if (span.phase == trace::Phase::h2d && span.items > 0 && span.partition == 0) return span.duration_s();
+    return 0.0;
+  };
+  const SimulationResult on_pinned = simulate(pinned), on_unpinned = simulate(unpinned), on_pageable = simulate(pageable);
+  EXPECT_EQ(on_unpinned.staging, policy::Staging::pinned);
+  expect_pipeline_invariants(unpinned, on_unpinned);
+  EXPECT_NEAR(first_copy_s(on_unpinned), first_copy_s(on_pageable), 1e-9);
+  EXPECT_GT(first_copy_s(on_unpinned), 1.2 * first_copy_s(on_pinned));
+}
+
 TEST(Simulation, OneEnginePerProcessIsEnforced) {
   const Scenario scenario = small_scenario();
   EXPECT_THROW(run_in_children(
