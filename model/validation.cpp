@@ -182,13 +182,12 @@ std::string scenario_toml_for_run(const MeasuredRun& run, const std::vector<fs::
   toml::array includes;
   for (const fs::path& file : calibration_files) includes.push_back(file.string());
   const trace::RunSettings& settings = run.sidecar.settings;
+  toml::table hardware{{"cores", std::int64_t(required(machine.cores, "machine.cores", run))},
+                       {"pcie_h2d_gbps", required(machine.pcie_h2d_gbps, "machine.pcie_h2d_gbps", run)},
+                       {"gpus", std::int64_t(settings.gpus)}};
   // A pinned pipeline whose copies read pageable memory ran on a host that pins none.
-  const toml::table hardware{
-      {"cores", std::int64_t(required(machine.cores, "machine.cores", run))},
-      {"pcie_h2d_gbps", required(machine.pcie_h2d_gbps, "machine.pcie_h2d_gbps", run)},
-      {"gpus", std::int64_t(settings.gpus)},
-      {"pins_host_memory", settings.copies_staging.value_or(policy::Staging::pinned) == policy::Staging::pinned ||
-                               settings.job.staging != policy::Staging::pinned}};
+  if (settings.job.staging == policy::Staging::pinned && settings.copies_staging == policy::Staging::pageable)
+    hardware.insert("pins_host_memory", false);
   const toml::table scenario{{"name", safe_name(run.name)}, {"seed", 1},           {"calibration", includes},
                              {"hardware", hardware},        {"workload", workload}, {"policy", knobs}};
   std::ostringstream text;
