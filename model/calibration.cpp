@@ -325,6 +325,27 @@ std::pair<trace::Sidecar, policy::Staging> calibration_sidecar(const std::filesy
   return {std::move(sidecar), *staging};
 }
 
+// A kernel span's evidence. A kernel over a streamed key copies the key's chunks inside its span:
+// with their copies traced, it is a streamed kernel; without (traces before 2026-12-03), its
+// copies cannot be told from its work and it is left out. One that waited for another worker's
+// pageable copy, `waited_beyond_s` beyond its phase's median, is left out too. The others are
+// points of their phase's cost.
+void add_kernel_evidence(const trace::Span& span, const std::vector<const trace::Span*>& partition_copies,
+                         std::optional<double> waited_beyond_s, bool streams_key, TraceEvidence& evidence) {
+  StreamedKernel kernel = streamed_kernel(span, partition_copies);
+  if (!kernel.copy_s.empty()) {
+    evidence.streamed[span.phase].push_back(std::move(kernel));
+  } else if (streams_key && span.phase != trace::Phase::ntt) {
+    ++evidence.untraced_streams[span.phase];
+  } else if (waited_beyond_s) {
+    ++evidence.copy_waits[span.phase].spans;
+    evidence.copy_waits[span.phase].beyond_s += *waited_beyond_s;
+  } else {
+    evidence.phase_points[span.phase].first.push_back(double(span.items) / 1e6);
+    evidence.phase_points[span.phase].second.push_back(span.duration_s());
+  }
+}
+
 // Adds one trace's spans to the evidence, each to the cost it measures.
 void gather_evidence(const std::filesystem::path& trace_csv, TraceEvidence& evidence) {
   trace::Trace spans = trace::read_csv_file(trace_csv);
@@ -347,22 +368,10 @@ void gather_evidence(const std::filesystem::path& trace_csv, TraceEvidence& evid
   for (const trace::Span& span : spans) {
     const auto& synth_spans = synth_by_run[span.run];
     if (trace::is_gpu_kernel(span)) {
-      // A kernel over a streamed key copies the key's chunks inside its span; where the trace
-      // has no span of them (traces before 2026-12-03), its copies cannot be told from its work.
       const auto partition_copies = copies.find({span.run, span.partition});
-      StreamedKernel kernel =
-          streamed_kernel(span, partition_copies == copies.end() ? std::vector<const trace::Span*>{} : partition_copies->second);
-      if (!kernel.copy_s.empty()) {
-        evidence.streamed[span.phase].push_back(std::move(kernel));
-      } else if (streams_key && span.phase != trace::Phase::ntt) {
-        ++evidence.untraced_streams[span.phase];
-      } else if (const auto wait = waited.find(&span); wait != waited.end()) {
-        ++evidence.copy_waits[span.phase].spans;
-        evidence.copy_waits[span.phase].beyond_s += wait->second;
-      } else {
-        evidence.phase_points[span.phase].first.push_back(double(span.items) / 1e6);
-        evidence.phase_points[span.phase].second.push_back(span.duration_s());
-      }
+      const auto wait = waited.find(&span);
+      add_kernel_evidence(span, partition_copies == copies.end() ? std::vector<const trace::Span*>{} : partition_copies->second,
+                          wait == waited.end() ? std::nullopt : std::optional(wait->second), streams_key, evidence);
     } else if (span.phase == trace::Phase::synth && span.items > 0) {
       evidence.synth_extra_threads.push_back(mean_synthesizing(synth_spans, span.start_s, span.end_s) - 1);
       evidence.synth_s_per_mconstraint.push_back(span.duration_s() / (double(span.items) / 1e6));
