@@ -187,6 +187,32 @@ H2dPathCost read_h2d_path(TableReader table, double link_gbps) {
   return cost;
 }
 
+// [gpu_phase_cost.<phase>] for each GPU phase simulated: at least one, and tail_msm (supraseal's
+// A, B1 and L tails together) or those three, not both.
+std::map<trace::Phase, PhaseCost> read_gpu_phase_costs(TableReader& root) {
+  std::map<trace::Phase, PhaseCost> costs;
+  TableReader phases = root.table("gpu_phase_cost");
+  for (const auto& [key, node] : phases.raw()) {
+    const auto phase = trace::parse_phase(key.str());
+    if (!phase || !trace::is_gpu_compute(*phase))
+      phases.fail(key.str(), "not a GPU compute phase (ntt, msm_h, msm_l, msm_a, msm_b1, msm_b2, batch_add, tail_msm)");
+    TableReader cost = phases.table(key.str());
+    std::optional<double> stream_chunk_s;
+    if (cost.raw().contains("stream_chunk_s")) stream_chunk_s = cost.number("stream_chunk_s", 0, 0, 1e4);
+    costs[*phase] = {cost.number("fixed_s", 0, -1e4, 1e4), cost.number("per_mitem_s", 0, 0, 1e4), stream_chunk_s};
+    cost.reject_unknown_keys();
+  }
+  if (costs.contains(trace::Phase::tail_msm))
+    for (const trace::Phase msm : {trace::Phase::msm_a, trace::Phase::msm_b1, trace::Phase::msm_l})
+      if (costs.contains(msm))
+        phases.fail(trace::phase_name(msm),
+                    "tail_msm is the tail MSMs of A, B1 and L together (supraseal's order): give it or their own costs, not both");
+  if (costs.empty())
+    throw ScenarioError(fmt::format("{}: no [gpu_phase_cost.<phase>] table: give at least one GPU phase's cost, or include a calibration file",
+                                    root.location()));
+  return costs;
+}
+
 Calibration read_calibration(TableReader& root, double link_gbps) {
   Calibration calibration;
   TableReader h2d = root.table("h2d");
@@ -216,27 +242,7 @@ Calibration read_calibration(TableReader& root, double link_gbps) {
   calibration.verify_s = cpu.number("verify_s", 0, 0, 1e4);
   cpu.reject_unknown_keys();
 
-  TableReader phases = root.table("gpu_phase_cost");
-  for (const auto& [key, node] : phases.raw()) {
-    const auto phase = trace::parse_phase(key.str());
-    if (!phase || !trace::is_gpu_compute(*phase))
-      phases.fail(key.str(), "not a GPU compute phase (ntt, msm_h, msm_l, msm_a, msm_b1, msm_b2, batch_add, tail_msm)");
-    TableReader cost = phases.table(key.str());
-    std::optional<double> stream_chunk_s;
-    if (cost.raw().contains("stream_chunk_s")) stream_chunk_s = cost.number("stream_chunk_s", 0, 0, 1e4);
-    calibration.gpu_phase_cost[*phase] = {cost.number("fixed_s", 0, -1e4, 1e4), cost.number("per_mitem_s", 0, 0, 1e4),
-                                          stream_chunk_s};
-    cost.reject_unknown_keys();
-  }
-  const auto& costs = calibration.gpu_phase_cost;
-  if (costs.contains(trace::Phase::tail_msm))
-    for (const trace::Phase msm : {trace::Phase::msm_a, trace::Phase::msm_b1, trace::Phase::msm_l})
-      if (costs.contains(msm))
-        phases.fail(trace::phase_name(msm),
-                    "tail_msm is the tail MSMs of A, B1 and L together (supraseal's order): give it or their own costs, not both");
-  if (calibration.gpu_phase_cost.empty())
-    throw ScenarioError(fmt::format("{}: no [gpu_phase_cost.<phase>] table: give at least one GPU phase's cost, or include a calibration file",
-                                    root.location()));
+  calibration.gpu_phase_cost = read_gpu_phase_costs(root);
   return calibration;
 }
 
