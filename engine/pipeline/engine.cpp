@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -270,7 +271,8 @@ runtime::PipelineSettings pipeline_settings(const policy::PolicySettings& policy
 }
 
 // The pipeline's outcome in the report.
-void fill(JobReport& report, EnginePipeline& pipeline) {
+// What the run did: its outcomes, its trace and summary, the high-water marks of its pool and budget.
+void fill(JobReport& report, EnginePipeline& pipeline, const PinnedPool* pool, const MemoryBudget& budget) {
   const auto& counters = pipeline.policy().counters();
   report.proved = counters.proved;
   report.failed_attempts = counters.failed_attempts;
@@ -283,6 +285,10 @@ void fill(JobReport& report, EnginePipeline& pipeline) {
   report.workers_lost = pipeline.workers_lost();
   report.partition_reserved_max_bytes = counters.reserved_bytes_max;
   report.trace = std::move(pipeline.spans());
+  report.summary = trace::summarize(report.trace);
+  report.pool_slabs_leased_max = pool ? pool->leased_max() : 0;
+  for (uint32_t p = 0; pool && p < pool->pools(); ++p) report.pool_slabs_leased_max_by_pool.push_back(pool->leased_max(p));
+  report.budget_reserved_max_bytes = budget.reserved_bytes_max();
 }
 
 // The staging copy's rate with nothing else running: one partition's a/b/c from pinned memory
@@ -457,10 +463,10 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
   std::optional<PinnedPool> pool;
   if (*settings.staging == Staging::pinned)
     allocate_pool(pool, settings, job, admission.pools(), budget, faults ? &*faults : nullptr, report, options);
-  auto [idle_gbps, idle_from] = measure_idle_h2d(job, settings, pool ? &*pool : nullptr, budget, faults ? &*faults : nullptr);
-  report.idle_h2d_gbps = idle_gbps;
-  report.idle_h2d_from = idle_from;
-  say(options.log, "engine: idle staging copy {:.2f} GB/s from {} memory (backend {})\n", idle_gbps, idle_from, settings.backend);
+  std::tie(report.idle_h2d_gbps, report.idle_h2d_from) =
+      measure_idle_h2d(job, settings, pool ? &*pool : nullptr, budget, faults ? &*faults : nullptr);
+  say(options.log, "engine: idle staging copy {:.2f} GB/s from {} memory (backend {})\n", report.idle_h2d_gbps,
+      report.idle_h2d_from, settings.backend);
 
   const Job replayed = settings.stage_alone == StageAlone::gpu ? replay_first_partition(job) : Job{};
   const Job& proved = settings.stage_alone == StageAlone::gpu ? replayed : job;
@@ -471,12 +477,8 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
   const auto start = Clock::now();
   pipeline.run();
   report.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
-  fill(report, pipeline);
+  fill(report, pipeline, pool ? &*pool : nullptr, budget);
   report.settings = settings;
-  report.pool_slabs_leased_max = pool ? pool->leased_max() : 0;
-  for (uint32_t p = 0; pool && p < pool->pools(); ++p) report.pool_slabs_leased_max_by_pool.push_back(pool->leased_max(p));
-  report.budget_reserved_max_bytes = budget.reserved_bytes_max();
-  report.summary = trace::summarize(report.trace);
   if (faults) report.faults_injected = faults->injected();
   return report;
 }
