@@ -32,7 +32,9 @@ SchedulingPolicy::SchedulingPolicy(const PolicySettings& settings)
       free_slabs_[pool].push_back(slab - 1);
   }
   worker_dead_.assign(settings_.gpus * settings_.workers_per_gpu, false);
+  worker_waiting_.assign(worker_dead_.size(), false);
   bound_attempts_.assign(settings_.gpus, 0);
+  running_on_gpu_.assign(settings_.gpus, 0);
 }
 
 SchedulingPolicy::Partition& SchedulingPolicy::partition_at(PartitionId partition,
@@ -67,7 +69,7 @@ std::optional<std::uint32_t> SchedulingPolicy::pool_to_lease() const {
 }
 
 bool SchedulingPolicy::may_run(const Partition& partition, WorkerId worker) const {
-  return !partition.backing.gpu || *partition.backing.gpu == worker / settings_.workers_per_gpu;
+  return !partition.backing.gpu || *partition.backing.gpu == gpu_of(worker);
 }
 
 SynthesisDecision SchedulingPolicy::request_synthesis() {
@@ -121,13 +123,31 @@ std::optional<GpuAssignment> SchedulingPolicy::request_gpu_work(WorkerId worker)
   if (worker >= worker_dead_.size() || worker_dead_[worker]) return std::nullopt;
   auto runnable_here = [&](PartitionId id) { return may_run(partitions_[id], worker); };
   const auto next = std::ranges::find_if(ready_, runnable_here);
-  if (next == ready_.end()) return std::nullopt;
+  if (next == ready_.end() || another_gpu_is_less_busy(partitions_[*next], worker)) {
+    worker_waiting_[worker] = true;
+    return std::nullopt;
+  }
   const PartitionId id = *next;
   ready_.erase(next);
   Partition& partition = partitions_[id];
   partition.state = State::copying;
   partition.worker = worker;
+  worker_waiting_[worker] = false;
+  ++running_on_gpu_[gpu_of(worker)];
   return GpuAssignment{id, partition.attempt, partition.backing};
+}
+
+bool SchedulingPolicy::another_gpu_is_less_busy(const Partition& partition, WorkerId worker) const {
+  for (WorkerId other = 0; other < worker_waiting_.size(); ++other)
+    if (worker_waiting_[other] && !worker_dead_[other] && may_run(partition, other) &&
+        running_on_gpu_[gpu_of(other)] < running_on_gpu_[gpu_of(worker)])
+      return true;
+  return false;
+}
+
+void SchedulingPolicy::end_run(Partition& partition) {
+  if (partition.worker) --running_on_gpu_[gpu_of(*partition.worker)];
+  partition.worker.reset();
 }
 
 void SchedulingPolicy::unbind(Partition& partition) {
@@ -163,7 +183,7 @@ void SchedulingPolicy::attempt_succeeded(PartitionId id) {
   if (partition.state != State::computing)
     throw std::logic_error("policy: attempt_succeeded for a partition whose copy has not finished");
   partition.state = State::proved;
-  partition.worker.reset();
+  end_run(partition);
   unbind(partition);
   ++counters_.proved;
 }
@@ -172,7 +192,7 @@ void SchedulingPolicy::requeue_or_fail(PartitionId id, bool counts_as_failure) {
   Partition& partition = partitions_[id];
   release_holdings(partition);
   unbind(partition);
-  partition.worker.reset();
+  end_run(partition);
   if (counts_as_failure) {
     ++counters_.failed_attempts;
     ++partition.attempt;

@@ -18,7 +18,11 @@
 //   attempts, or failed because every GPU worker is dead;
 // - a worker that died is never handed work again; its attempt is requeued without counting
 //   against the partition's retry limit;
-// - a failed pinned pool allocation switches staging to pageable for the rest of the job.
+// - a failed pinned pool allocation switches staging to pageable for the rest of the job;
+// - a ready partition goes to the least busy GPU: a worker that asks for it is handed nothing
+//   while a waiting worker (one that asked and was handed nothing) that may run it sits on a GPU
+//   running fewer attempts (copying or computing); callers wake a waiting worker of every GPU
+//   when a partition is ready.
 #pragma once
 
 #include <cstdint>
@@ -121,7 +125,8 @@ class SchedulingPolicy {
   // then its holdings are returned and it is requeued, or failed when no worker is alive at all.
   void synthesis_finished(PartitionId partition);
 
-  // An idle worker asks for a synthesized partition it may run; nullopt: wait for the next event.
+  // An idle worker asks for a synthesized partition it may run; nullopt: wait for the next event
+  // (nothing it may run, or a waiting worker on a less busy GPU takes it).
   std::optional<GpuAssignment> request_gpu_work(WorkerId worker);
   // The a/b/c are on the device: the slab and the budget reservation are returned.
   void copy_finished(PartitionId partition);
@@ -165,6 +170,11 @@ class SchedulingPolicy {
   void requeue_ready_bound_to(std::uint32_t gpu);
   std::optional<std::uint32_t> pool_to_lease() const;
   bool may_run(const Partition& partition, WorkerId worker) const;
+  // Whether a waiting worker that may run `partition` has a GPU running fewer attempts than
+  // `worker`'s: it takes the partition, not `worker`.
+  bool another_gpu_is_less_busy(const Partition& partition, WorkerId worker) const;
+  void end_run(Partition& partition);  // the attempt on its worker ended
+  std::uint32_t gpu_of(WorkerId worker) const { return worker / settings_.workers_per_gpu; }
   bool gpu_alive(std::uint32_t gpu) const;
   std::uint32_t workers_alive() const;
   std::uint32_t in_flight() const;
@@ -178,6 +188,8 @@ class SchedulingPolicy {
   std::vector<std::vector<SlabId>> free_slabs_;
   std::vector<bool> worker_dead_;
   std::vector<std::uint32_t> bound_attempts_;  // per GPU: bound attempts not yet ended
+  std::vector<bool> worker_waiting_;           // asked for GPU work and was handed none
+  std::vector<std::uint32_t> running_on_gpu_;  // per GPU: attempts handed to its workers, not yet ended
   std::uint32_t admitted_not_copied_ = 0;
   PolicyCounters counters_;
 };

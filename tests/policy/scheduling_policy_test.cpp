@@ -65,6 +65,41 @@ TEST(SchedulingPolicy, ReturnsSlabAndBudgetWhenTheCopyFinishes) {
   EXPECT_TRUE(std::holds_alternative<SynthesisGrant>(policy.request_synthesis()));
 }
 
+// Two GPUs with two workers each (workers 0, 1 on gpu0; 2, 3 on gpu1), gpu0 running a partition:
+// the next ready partition goes to a waiting worker of gpu1, not to gpu0's other worker, even
+// when that one asks first; once gpu1 runs one too, either GPU's worker may take the next.
+TEST(SchedulingPolicy, AReadyPartitionGoesToAWaitingWorkerOnTheLeastBusyGpu) {
+  PolicySettings settings = small_settings();
+  settings.staging = Staging::pageable;
+  settings.host_budget_bytes = 4 * gib;
+  settings.gpus = 2;
+  settings.workers_per_gpu = 2;
+  SchedulingPolicy policy(settings);
+  auto ready_partition = [&] {
+    const auto grant = std::get<SynthesisGrant>(policy.request_synthesis());
+    policy.synthesis_finished(grant.partition);
+    return grant.partition;
+  };
+  for (WorkerId worker = 0; worker < 4; ++worker) EXPECT_FALSE(policy.request_gpu_work(worker));  // all wait
+  const PartitionId first = ready_partition();
+  ASSERT_TRUE(policy.request_gpu_work(0));
+  const PartitionId second = ready_partition();
+  EXPECT_FALSE(policy.request_gpu_work(1)) << "gpu1 idles while worker 2 waits";
+  const auto on_gpu1 = policy.request_gpu_work(2);
+  ASSERT_TRUE(on_gpu1);
+  EXPECT_EQ(on_gpu1->partition, second);
+  const PartitionId third = ready_partition();
+  const auto on_gpu0 = policy.request_gpu_work(1);
+  ASSERT_TRUE(on_gpu0) << "both GPUs run one: no other is less busy";
+  EXPECT_EQ(on_gpu0->partition, third);
+  policy.copy_finished(first);
+  policy.attempt_succeeded(first);
+  const PartitionId fourth = ready_partition();
+  policy.worker_died(0);  // gpu0 now runs one attempt (worker 1's), gpu1 one: equal again
+  EXPECT_TRUE(policy.request_gpu_work(3));
+  EXPECT_FALSE(policy.waiting_for_gpu(fourth));
+}
+
 TEST(SchedulingPolicy, ReportsAPartitionFailedAfterItsRetryLimit) {
   PolicySettings settings = small_settings();
   settings.partitions = 1;

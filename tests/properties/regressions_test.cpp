@@ -71,12 +71,11 @@ double queued_while_another_gpu_idled_s(const trace::Trace& spans) {
 // ModelProperties/PinnedNeverSlowerThanPageable, fault-free, shrunk: 5 partitions, 2 GPUs with 2
 // workers each. Pinned copies end sooner and unevenly (one copy on pcie1, two on pcie0), so the
 // next two partitions are admitted at slightly different times and, when they are ready, the
-// workers that ask first both sit on gpu1: partition 4 queues for gpu1's compute section while
-// gpu0 idles (8.2 ms). The policy hands a partition to whichever idle worker asks, whatever its
-// GPU. Until the model's own FIFO semaphores (2026-11-29) reordered simultaneous events this made
-// pinned 8 % slower than pageable here; now the pageable run queues as long (8.2 ms) and the two
-// finish within 2 %.
-TEST(Regressions, FasterCopiesCanQueueTwoPartitionsOnOneGpuWhileAnotherIdles) {
+// workers that ask first both sit on gpu1. While the policy handed a partition to whichever idle
+// worker asked, partition 4 then queued for gpu1's compute section while gpu0 idled (8.2 ms).
+// Since 2026-12-05 a ready partition goes to a waiting worker on the GPU running the fewest
+// attempts: 3 and 4 run on different GPUs and nothing queues while a GPU idles.
+TEST(Regressions, ReadyPartitionsGoToTheLeastBusyGpu) {
   ScenarioChoice choice{.seed = 1, .partitions = 5, .lg_constraints = 16, .synthesis_threads = 3,
                         .partitions_in_flight = 3, .staging = policy::Staging::pinned, .pool_slabs = 3,
                         .budget_partitions = 3, .gpus = 2, .workers_per_gpu = 2, .copy_engines = 2,
@@ -85,23 +84,19 @@ TEST(Regressions, FasterCopiesCanQueueTwoPartitionsOnOneGpuWhileAnotherIdles) {
   std::map<std::uint32_t, std::string> gpu_of_partition;
   for (const trace::Span& span : pinned.spans)
     if (span.phase == trace::Phase::ntt) gpu_of_partition[span.partition] = trace::gpu_of_resource(span.resource);
-  EXPECT_EQ(gpu_of_partition[3], "gpu1");
-  EXPECT_EQ(gpu_of_partition[4], "gpu1");
-  EXPECT_GT(queued_while_another_gpu_idled_s(pinned.spans), 0.0) << "the anomaly is gone: update tests/properties/README.md";
-  choice.workers_per_gpu = 1;  // an idle worker then means an idle GPU
-  const model::SimulationResult one_worker = model::simulate(choice.build());
-  EXPECT_EQ(queued_while_another_gpu_idled_s(one_worker.spans), 0.0);
-  const double pinned_one_worker_s = trace::summarize(one_worker.spans).makespan_s;
+  EXPECT_NE(gpu_of_partition[3], gpu_of_partition[4]);
+  EXPECT_EQ(queued_while_another_gpu_idled_s(pinned.spans), 0.0);
+  const double pinned_s = trace::summarize(pinned.spans).makespan_s;
   choice.staging = policy::Staging::pageable;
-  EXPECT_LE(pinned_one_worker_s, simulated_makespan_s(choice.build()));
+  EXPECT_LE(pinned_s, simulated_makespan_s(choice.build()));
 }
 
 // ModelProperties/PinnedNeverSlowerThanPageable over per-GPU pools, shrunk: 8 partitions, 2 GPUs
 // with one worker each, 3 slabs per GPU. A partition is bound to a GPU when it is admitted, long
 // before it is ready: partitions 6 and 7 are admitted together while gpu1 still has two bound
 // (3 computing, 5 synthesizing) and gpu0 one, so 6 goes to gpu0 and 7, on the tie, too. gpu1 then
-// idles while 7 waits for gpu0. Pageable staging binds nothing: whichever worker is idle takes the
-// next ready partition, as with one pool per host.
+// idles while 7 waits for gpu0. Pageable staging binds nothing: a waiting worker on the least busy
+// GPU takes the next ready partition, as with one pool per host.
 TEST(Regressions, PerGpuPoolsBindAtAdmissionAndCanBeSlowerThanPageable) {
   ScenarioChoice choice{.seed = 1, .partitions = 8, .lg_constraints = 16, .synthesis_threads = 3,
                         .partitions_in_flight = 3, .staging = policy::Staging::pinned, .pool_slabs = 3,
@@ -123,10 +118,14 @@ TEST(Regressions, PerGpuPoolsBindAtAdmissionAndCanBeSlowerThanPageable) {
 
 // ModelProperties/PinnedNeverSlowerThanPageable with faults (GPU errors, stalled copies keyed to
 // the same attempts either way), from `zkpipe soak`: partition 2's first attempt fails on the
-// GPU. Faster pinned copies free an in-flight slot before that failure, so new partition 10 is
-// admitted first and partition 2's retry (whose copy stalls, and it is then reported failed)
-// starts 0.12 s later than with pageable copies; that doomed retry is the job's tail.
-TEST(Regressions, FasterCopiesCanLengthenAJobWithStalledCopies) {
+// GPU. While the policy handed a partition to whichever idle worker asked, faster pinned copies
+// freed an in-flight slot before that failure, so new partition 10 was admitted first and
+// partition 2's retry (whose copy stalls, and it is then reported failed) started 0.12 s later
+// than with pageable copies: that doomed retry was the job's tail, pinned 4 % slower. With
+// partitions going to the least busy GPU (2026-12-05) the attempts land elsewhere and pinned is
+// faster here; the anomaly (Graham's: list scheduling is not monotone in task times) can still
+// arise, which is why the comparative properties run fault-free.
+TEST(Regressions, FasterCopiesLengthenedAJobWithStalledCopies) {
   ScenarioChoice choice{.seed = 168162, .partitions = 11, .lg_constraints = 18, .synthesis_threads = 6,
                         .partitions_in_flight = 6, .staging = policy::Staging::pinned, .pool_slabs = 6,
                         .budget_partitions = 6, .gpus = 3, .workers_per_gpu = 2, .copy_engines = 1,
@@ -134,7 +133,7 @@ TEST(Regressions, FasterCopiesCanLengthenAJobWithStalledCopies) {
                         .slow_transfer_probability = 0.01, .stalled_transfer_probability = 0.1};
   const double pinned_s = simulated_makespan_s(choice.build());
   choice.staging = policy::Staging::pageable;
-  EXPECT_GT(pinned_s, simulated_makespan_s(choice.build()) * 1.02) << "the anomaly is gone: update README.md";
+  EXPECT_LT(pinned_s, simulated_makespan_s(choice.build()));
 }
 
 void expect_invariants_hold(const ScenarioChoice& choice) {
