@@ -1,8 +1,9 @@
 // json_number.hpp — a JSON number read into a C++ integer or double with the checks nlohmann's
-// get<T>() leaves out, and a JSON string read as one of an enum's names (enum_names.hpp). An integral T takes only an integer T can hold: get<std::uint32_t>() would
-// wrap 5000000000 and -1 silently, and casting 1e67 to an integer is undefined behaviour. A double
-// takes any number. What is refused throws std::invalid_argument naming `where` and the value, so
-// a file's reader reports the field and what it held. Header-only.
+// get<T>() leaves out, and a JSON string read as one of an enum's names (enum_names.hpp). An
+// integral T takes only an integer T can hold: get<std::uint32_t>() would wrap 5000000000 and -1
+// silently, and casting 1e67 to an integer is undefined behaviour. A double takes any number.
+// What is refused throws std::invalid_argument naming `where` and the value, so a file's reader
+// reports the field and what it held. Header-only.
 #pragma once
 #include <concepts>
 #include <cstdint>
