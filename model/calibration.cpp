@@ -311,18 +311,17 @@ struct TraceEvidence {
   AssemblyEvidence assembly;
 };
 
-// The sidecar beside `trace_csv`, and the staging it states; it must state the link's rate too.
-std::pair<trace::Sidecar, policy::Staging> calibration_sidecar(const std::filesystem::path& trace_csv) {
+// The sidecar beside `trace_csv`; it must state the copies' staging and the link's rate.
+trace::Sidecar calibration_sidecar(const std::filesystem::path& trace_csv) {
   const std::filesystem::path path = trace::sidecar_path_for(trace_csv);
   if (!std::filesystem::exists(path))
     throw std::runtime_error(fmt::format("{}: no sidecar {} stating staging and PCIe rate; write it next to the trace",
                                          trace_csv.string(), path.string()));
   trace::Sidecar sidecar = trace::read_sidecar(path);
-  const std::optional<policy::Staging> staging = sidecar.settings.copies_staging;
-  if (!staging || sidecar.machine.pcie_h2d_gbps.value_or(0.0) <= 0)
+  if (!sidecar.settings.copies_staging || sidecar.machine.pcie_h2d_gbps.value_or(0.0) <= 0)
     throw std::runtime_error(
         fmt::format("{}: needs settings.staging (pinned|pageable) and machine.pcie_h2d_gbps", path.string()));
-  return {std::move(sidecar), *staging};
+  return sidecar;
 }
 
 // A kernel span's evidence. A kernel over a streamed key copies the key's chunks inside its span:
@@ -350,8 +349,8 @@ void add_kernel_evidence(const trace::Span& span, const std::vector<const trace:
 void gather_evidence(const std::filesystem::path& trace_csv, TraceEvidence& evidence) {
   trace::Trace spans = trace::read_csv_file(trace_csv);
   std::ranges::stable_sort(spans, {}, &trace::Span::start_s);  // time factors in the order syntheses started
-  const auto [sidecar, staging] = calibration_sidecar(trace_csv);
-  const bool pinned = staging == policy::Staging::pinned;
+  const trace::Sidecar sidecar = calibration_sidecar(trace_csv);
+  const bool pinned = sidecar.settings.copies_staging == policy::Staging::pinned;
   const double link_gbps = *sidecar.machine.pcie_h2d_gbps;
   const SynthesisCoreShare core_share = sidecar.settings.synthesis_core_share;
   const std::uint32_t cores = sidecar.machine.cores.value_or(1);
