@@ -2,10 +2,10 @@
 
 #include <cctype>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
+
+#include "engine/util/text_file.hpp"
 
 namespace zkpipe::model {
 
@@ -38,14 +38,6 @@ std::string inside_script(std::string text) {
   return text;
 }
 
-// The file's text; empty where it cannot be read.
-std::string whole_file(const std::filesystem::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::ostringstream text;
-  if (file) text << file.rdbuf();
-  return text.str();
-}
-
 }  // namespace
 
 std::string phase_colour(std::size_t phase_index) {
@@ -67,7 +59,7 @@ std::string phase_colour(std::size_t phase_index) {
 std::filesystem::path default_chart_library_path() { return ZKPIPE_CHART_LIBRARY; }
 
 std::string read_chart_library(const std::filesystem::path& path) {
-  std::string text = whole_file(path);
+  std::string text = zk::read_text_file(path).value_or("");
   if (text.empty())
     throw std::runtime_error(fmt::format("the charting library {} is missing: run tools/install-deps.sh (npm install in "
                                          "tools/report), or give its echarts.min.js with --chart-library FILE",
@@ -76,7 +68,7 @@ std::string read_chart_library(const std::filesystem::path& path) {
 }
 
 std::string read_validation_file(const std::filesystem::path& path) {
-  std::string text = whole_file(path);
+  std::string text = zk::read_text_file(path).value_or("");
   if (text.empty()) throw std::runtime_error(fmt::format("{}: empty or unreadable: give the validation.md that zkpipe validate writes", path.string()));
   return text;
 }

@@ -2,11 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <set>
 #include <sstream>
 
 #include <fmt/format.h>
+
+#include "engine/util/text_file.hpp"
 
 namespace zkpipe::model {
 
@@ -469,13 +470,11 @@ toml::table with_calibrations(const toml::table& own, const std::string& origin,
                                       where(sources, "calibration", origin)));
     for (const std::string& file : files) {
       const std::filesystem::path path = directory / file;
-      std::ifstream in(path);
-      if (!in || !std::filesystem::is_regular_file(path))  // not a folder, nor a device that never ends
+      const auto calibration_text = zk::read_text_file(path);
+      if (!calibration_text)
         throw ScenarioError(fmt::format("{}: calibration: cannot open {}; the path is relative to the scenario file",
                                         where(sources, "calibration", origin), path.string()));
-      std::ostringstream calibration_text;
-      calibration_text << in.rdbuf();
-      const toml::table calibration = parse_toml(calibration_text.str(), path.string());
+      const toml::table calibration = parse_toml(*calibration_text, path.string());
       collect_sources(calibration, "", sources);
       merge_into(merged, calibration);
     }
@@ -547,11 +546,9 @@ LoadedScenario parse_scenario_text(std::string_view text, const std::string& ori
 }
 
 LoadedScenario load_scenario_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw ScenarioError(fmt::format("cannot open scenario {}: check the path", path.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  LoadedScenario loaded = parse_scenario_text(text.str(), path.string(), path.parent_path());
+  const auto text = zk::read_text_file(path);
+  if (!text) throw ScenarioError(fmt::format("cannot open scenario {}: check the path", path.string()));
+  LoadedScenario loaded = parse_scenario_text(*text, path.string(), path.parent_path());
   loaded.base.file = path;
   for (SweepPoint& point : loaded.sweep_points) point.scenario.file = path;
   return loaded;

@@ -1,13 +1,13 @@
 #include "trace_csv.hpp"
 
 #include <charconv>
-#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <libfccp/csv.h>
 
 #include "engine/util/atomic_file.hpp"
+#include "engine/util/text_file.hpp"
 
 namespace zkpipe::trace {
 
@@ -98,11 +98,9 @@ Trace read_rows(std::string_view origin, Reader& reader) {
 }  // namespace
 
 Trace read_csv_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw TraceError(fmt::format("cannot open trace {}: check the path", path.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return read_csv_text(path.string(), text.str());
+  const auto text = zk::read_text_file(path);
+  if (!text) throw TraceError(fmt::format("cannot open trace {}: check the path", path.string()));
+  return read_csv_text(path.string(), *text);
 }
 
 Trace read_csv_text(std::string_view origin, std::string_view text) {
