@@ -63,14 +63,23 @@ struct FactReader {
     if (!json.contains(key)) throw TraceError(fmt::format("no {}.{}: every sidecar states it", section, key));
     fact = get<T>(key);
   }
-  // One of `names`, as its value.
+  // One of `names`, read where the key is present; `fact` kept where it is not.
   template <typename Enum, std::size_t N>
-  Enum choice(const char* key, const zk::EnumNames<Enum, N>& names) const {
+  void choice(const char* key, Enum& fact, const zk::EnumNames<Enum, N>& names) const {
     try {
-      return zk::json_enum_or(json, section, key, names.front().value, names);
+      fact = zk::json_enum_or(json, section, key, fact, names);
     } catch (const std::invalid_argument& error) {  // naming section.key
       throw TraceError(error.what());
     }
+  }
+  template <typename Enum, std::size_t N>
+  void choice(const char* key, std::optional<Enum>& fact, const zk::EnumNames<Enum, N>& names) const {
+    if (json.contains(key)) choice(key, fact.emplace(), names);
+  }
+  // A fact with a default, read where the key is present.
+  template <typename T>
+  void if_present(const char* key, T& fact) const {
+    if (json.contains(key)) fact = get<T>(key);
   }
   template <typename T>
   T get(const char* key) const {
@@ -133,15 +142,13 @@ void from_json(const nlohmann::json& json, RunSettings& settings) {
   } catch (const std::invalid_argument& error) {  // naming settings.key
     throw TraceError(error.what());
   }
-  if (json.contains("staging")) settings.copies_staging = read.choice("staging", policy::staging_names);
-  if (json.contains("staging_requested")) settings.job.staging = read.choice("staging_requested", policy::staging_names);
-  if (json.contains("synthesis_core_share"))
-    settings.synthesis_core_share = read.choice("synthesis_core_share", policy::synthesis_core_share_names);
-  if (json.contains("stage_alone")) settings.stage_alone = read.choice("stage_alone", stage_alone_names);
-  if (json.contains("gpus")) settings.gpus = read.get<std::uint32_t>("gpus");
-  if (json.contains("backend")) settings.backend = read.get<std::string>("backend");
-  if (json.contains("fixed_base_tables"))
-    settings.fixed_base_tables = read.get<std::vector<policy::KeyArray>>("fixed_base_tables");
+  read.choice("staging", settings.copies_staging, policy::staging_names);
+  read.choice("staging_requested", settings.job.staging, policy::staging_names);
+  read.choice("synthesis_core_share", settings.synthesis_core_share, policy::synthesis_core_share_names);
+  read.choice("stage_alone", settings.stage_alone, stage_alone_names);
+  read.if_present("gpus", settings.gpus);
+  read.if_present("backend", settings.backend);
+  read.if_present("fixed_base_tables", settings.fixed_base_tables);
   read("device_footprint", settings.device_footprint);
   read("device_bytes_planned", settings.device_bytes_planned);
   read("outcome", settings.outcome);
