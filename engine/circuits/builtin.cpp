@@ -63,19 +63,33 @@ class PoseidonMerkle final : public Circuit {
   }
 
   void synthesize(ConstraintSystem& cs, uint64_t witness_seed) const override {
+    const std::vector<Path> paths = random_paths(witness_seed);
+    // Public inputs first: each path's root and leaf index.
+    std::vector<std::pair<Variable, Variable>> publics;
+    for (const auto& p : paths)
+      publics.emplace_back(cs.alloc_public(p.root), cs.alloc_public(Fr::from_u64(p.index)));
+    // Each path is a part of its own: independent of the others, so generated on every core.
+    cs.parts(paths.size(), path_vars(), [&](ConstraintSystem& path_cs, uint64_t k) {
+      path_gadget(path_cs, paths[k], publics[k].first, publics[k].second);
+    });
+  }
+
+ private:
+  struct Path {
+    Fr leaf, root;
+    uint64_t index;
+    std::vector<Fr> siblings;
+  };
+
+  // paths_ random leaves, indices and siblings, with their roots (computed one path per core).
+  std::vector<Path> random_paths(uint64_t witness_seed) const {
     Rng rng(witness_seed);
-    struct Path {
-      Fr leaf, root;
-      uint64_t index;
-      std::vector<Fr> siblings;
-    };
     std::vector<Path> paths(paths_);
     for (auto& p : paths) {
       p.leaf = rng.field<Fr>();
       p.index = rng.next_u64() & ((depth_ >= 64) ? ~0ull : ((1ull << depth_) - 1));
       for (int level = 0; level < depth_; ++level) p.siblings.push_back(rng.field<Fr>());
     }
-    // The roots (public inputs, so needed first), one path per core.
     parallel_for(paths.size(), [&](size_t first, size_t last) {
       for (size_t k = first; k < last; ++k) {
         Path& p = paths[k];
@@ -86,46 +100,42 @@ class PoseidonMerkle final : public Circuit {
         }
       }
     });
-    // Public inputs first: each path's root and leaf index.
-    std::vector<std::pair<Variable, Variable>> publics;
-    for (const auto& p : paths)
-      publics.emplace_back(cs.alloc_public(p.root), cs.alloc_public(Fr::from_u64(p.index)));
-    // Each path is a part of its own: independent of the others, so generated on every core.
-    cs.parts(paths.size(), path_vars(), [&](ConstraintSystem& path_cs, uint64_t k) {
-      const bool constraints = !path_cs.is_witness_generator();
-      const Path& p = paths[k];
-      LcValue cur = LcValue::of(path_cs, path_cs.alloc_private(p.leaf), p.leaf);
-      LC index_bits;
-      for (int level = 0; level < depth_; ++level) {
-        bool right = (p.index >> level) & 1;
-        Fr bit_value = right ? Fr::one() : Fr::zero();
-        Variable bit = path_cs.alloc_private(bit_value);
-        if (constraints) {
-          path_cs.enforce(bit, bit, bit);
-          index_bits.add(bit.index, Fr::from_u64(uint64_t{1} << level));
-        }
-        LcValue sibling = LcValue::of(path_cs, path_cs.alloc_private(p.siblings[level]), p.siblings[level]);
-        decompose_into_bits(path_cs, sibling);
-        // swap = bit * (sibling - cur); left = cur + swap; right = sibling - swap.
-        Fr swap_value = bit_value * (sibling.value - cur.value);
-        Variable swap = path_cs.alloc_private(swap_value);
-        LcValue left{LC(), cur.value + swap_value}, rightv{LC(), sibling.value - swap_value};
-        if (constraints) {
-          path_cs.enforce(bit, sibling.lc - cur.lc, swap);
-          left.lc = cur.lc + LC(swap);
-          rightv.lc = sibling.lc - LC(swap);
-        }
-        cur = poseidon_hash2_gadget(path_cs, left, rightv);
-        decompose_into_bits(path_cs, cur);
-      }
-      if (constraints) {
-        path_cs.enforce(cur.lc, r1cs::ONE, publics[k].first);
-        path_cs.enforce(index_bits, r1cs::ONE, publics[k].second);
-      }
-    });
+    return paths;
   }
 
- private:
+  // One path from its leaf to `root`, its index bits packed into `index`.
+  void path_gadget(ConstraintSystem& path_cs, const Path& p, Variable root, Variable index) const {
+    const bool constraints = !path_cs.is_witness_generator();
+    LcValue cur = LcValue::of(path_cs, path_cs.alloc_private(p.leaf), p.leaf);
+    LC index_bits;
+    for (int level = 0; level < depth_; ++level) {
+      bool right = (p.index >> level) & 1;
+      Fr bit_value = right ? Fr::one() : Fr::zero();
+      Variable bit = path_cs.alloc_private(bit_value);
+      if (constraints) {
+        path_cs.enforce(bit, bit, bit);
+        index_bits.add(bit.index, Fr::from_u64(uint64_t{1} << level));
+      }
+      LcValue sibling = LcValue::of(path_cs, path_cs.alloc_private(p.siblings[level]), p.siblings[level]);
+      decompose_into_bits(path_cs, sibling);
+      // swap = bit * (sibling - cur); left = cur + swap; right = sibling - swap.
+      Fr swap_value = bit_value * (sibling.value - cur.value);
+      Variable swap = path_cs.alloc_private(swap_value);
+      LcValue left{LC(), cur.value + swap_value}, rightv{LC(), sibling.value - swap_value};
+      if (constraints) {
+        path_cs.enforce(bit, sibling.lc - cur.lc, swap);
+        left.lc = cur.lc + LC(swap);
+        rightv.lc = sibling.lc - LC(swap);
+      }
+      cur = poseidon_hash2_gadget(path_cs, left, rightv);
+      decompose_into_bits(path_cs, cur);
+    }
+    if (constraints) {
+      path_cs.enforce(cur.lc, r1cs::ONE, root);
+      path_cs.enforce(index_bits, r1cs::ONE, index);
+    }
+  }
+
   int depth_ = 1;
   uint64_t paths_ = 1;
 };
@@ -146,31 +156,9 @@ class Dense final : public Circuit {
 
   void synthesize(ConstraintSystem& cs, uint64_t witness_seed) const override {
     const uint64_t chain = spec().target_constraints - 1;
-    auto lane_begin = [&](uint64_t lane) { return chain * lane / lanes; };
-    struct Link {
-      Fr k, c, d;
-    };
-    auto lane_constants = [](uint64_t lane) { return Rng(0x64656e7365ull + lane); };  // "dense" + lane
-    auto next_link = [](Rng& constants) {
-      Link link;
-      link.k = constants.field<Fr>(), link.c = constants.field<Fr>(), link.d = constants.field<Fr>();
-      return link;
-    };
     Rng witness(witness_seed);
     const Fr x = witness.field<Fr>(), s1 = witness.field<Fr>(), s2 = witness.field<Fr>();
-    // Not value-initialized: each lane's pages are first touched by the thread computing it.
-    auto values = std::make_unique_for_overwrite<Fr[]>(chain);
-    parallel_for(lanes, [&](size_t first_lane, size_t last_lane) {
-      for (uint64_t lane = first_lane; lane < last_lane; ++lane) {
-        Rng constants = lane_constants(lane);
-        Fr before3 = s2, before2 = s1, before1 = x;
-        for (uint64_t i = lane_begin(lane); i < lane_begin(lane + 1); ++i) {
-          const Link link = next_link(constants);
-          values[i] = (before1 + link.k * before2 + link.c) * (before3 + link.d);
-          before3 = before2, before2 = before1, before1 = values[i];
-        }
-      }
-    });
+    const std::unique_ptr<Fr[]> values = chain_values(chain, x, s1, s2);
     const Variable x_var = cs.alloc_public(x);
     const Variable out_var = cs.alloc_public(values[chain - 1]);
     const Variable s2_var = cs.alloc_private(s2), s1_var = cs.alloc_private(s1);
@@ -179,7 +167,7 @@ class Dense final : public Circuit {
     for (uint64_t lane = 0; lane < lanes; ++lane) {
       Rng constants = lane_constants(lane);
       Variable before3 = s2_var, before2 = s1_var, before1 = x_var;
-      for (uint64_t i = lane_begin(lane); i < lane_begin(lane + 1); ++i) {
+      for (uint64_t i = lane_begin(chain, lane); i < lane_begin(chain, lane + 1); ++i) {
         const Variable next = last = cs.alloc_private(values[i]);
         if (!constraints) continue;
         const Link link = next_link(constants);
@@ -188,6 +176,36 @@ class Dense final : public Circuit {
       }
     }
     if (constraints) cs.enforce(last, r1cs::ONE, out_var);
+  }
+
+ private:
+  struct Link {
+    Fr k, c, d;
+  };
+  static uint64_t lane_begin(uint64_t chain, uint64_t lane) { return chain * lane / lanes; }
+  static Rng lane_constants(uint64_t lane) { return Rng(0x64656e7365ull + lane); }  // "dense" + lane
+  static Link next_link(Rng& constants) {
+    Link link;
+    link.k = constants.field<Fr>(), link.c = constants.field<Fr>(), link.d = constants.field<Fr>();
+    return link;
+  }
+
+  // v_1 .. v_chain, each lane computed by one thread on the cores the caller may use.
+  static std::unique_ptr<Fr[]> chain_values(uint64_t chain, const Fr& x, const Fr& s1, const Fr& s2) {
+    // Not value-initialized: each lane's pages are first touched by the thread computing it.
+    auto values = std::make_unique_for_overwrite<Fr[]>(chain);
+    parallel_for(lanes, [&](size_t first_lane, size_t last_lane) {
+      for (uint64_t lane = first_lane; lane < last_lane; ++lane) {
+        Rng constants = lane_constants(lane);
+        Fr before3 = s2, before2 = s1, before1 = x;
+        for (uint64_t i = lane_begin(chain, lane); i < lane_begin(chain, lane + 1); ++i) {
+          const Link link = next_link(constants);
+          values[i] = (before1 + link.k * before2 + link.c) * (before3 + link.d);
+          before3 = before2, before2 = before1, before1 = values[i];
+        }
+      }
+    });
+    return values;
   }
 };
 
