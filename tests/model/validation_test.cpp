@@ -203,6 +203,12 @@ TEST(Validation, PredictsTheShippedH200RunsHeldOutOfTheCalibration) {
     EXPECT_TRUE(std::filesystem::exists(scratch.path() / "validation" / run.name / "simulated.csv"));
     EXPECT_TRUE(std::filesystem::exists(scratch.path() / "validation" / run.name / "scenario.toml"));
   }
+  const ValidatedRun& worst = std::abs(result.runs[0].throughput_error_pct) >= std::abs(result.runs[1].throughput_error_pct)
+                                  ? result.runs[0]
+                                  : result.runs[1];
+  EXPECT_NE(table.find(fmt::format("worst throughput error {:+.1f} % ({})", worst.throughput_error_pct, worst.name)),
+            std::string::npos)
+      << table;
   EXPECT_TRUE(std::isfinite(result.mean_abs_throughput_error_pct));
   std::stringstream written;
   written << std::ifstream(scratch.path() / "validation" / "validation.md").rdbuf();
