@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/util/json_number.hpp"
+#include "engine/util/json_fields.hpp"
 #include "engine/util/machine.hpp"
 
 namespace zkpipe::policy {
@@ -94,65 +94,42 @@ DevicePlan fit_device_memory(JobSettings& s, const DeviceFootprint& footprint, s
   return plan;
 }
 
-void to_json(nlohmann::json& json, const JobSettings& s) {
-  json = {{"synthesis_threads", s.synthesis_threads},
-          {"partitions_in_flight", s.partitions_in_flight},
-          {"staging", staging_name(s.staging.value_or(Staging::pageable))},
-          {"pool_slabs", s.pool_slabs},
-          {"pool_layout", pool_layout_name(s.pool_layout)},
-          {"host_budget_bytes", s.host_budget_bytes},
-          {"device_budget_bytes", s.device_budget_bytes},
-          {"workers_per_gpu", s.workers_per_gpu},
-          {"srs_residency", srs_residency_name(s.srs_residency)},
-          {"fixed_bases", zk::name_of(fixed_base_tables_names, s.fixed_bases)},
-          {"retry_limit", s.retry_limit}};
-}
-
 namespace {
 
-template <typename Enum, std::size_t N>
-Enum enum_or(const nlohmann::json& json, const char* key, Enum fallback, const zk::EnumNames<Enum, N>& names) {
-  return zk::json_enum_or(json, "settings", key, fallback, names);
+#define FIELD(name) visit(#name, s.name)
+template <typename Settings, typename Visit>  // Settings: JobSettings, const or not
+void settings_fields(Settings& s, Visit visit) {
+  FIELD(synthesis_threads), FIELD(partitions_in_flight), visit("staging", s.staging, staging_names), FIELD(pool_slabs);
+  visit("pool_layout", s.pool_layout, pool_layout_names), FIELD(host_budget_bytes), FIELD(device_budget_bytes);
+  FIELD(workers_per_gpu), visit("srs_residency", s.srs_residency, srs_residency_names);
+  visit("fixed_bases", s.fixed_bases, fixed_base_tables_names), FIELD(retry_limit);
 }
 
-template <typename T>
-T number_or(const nlohmann::json& json, const char* key, T fallback) {
-  return zk::json_number_or(json, "settings", key, fallback);
+template <typename Footprint, typename Visit>  // Footprint: DeviceFootprint, const or not
+void footprint_fields(Footprint& s, Visit visit) {
+  FIELD(key_bytes), FIELD(shared_bytes), FIELD(worker_bytes), FIELD(streaming_bytes), FIELD(fixed_bases);
 }
+
+template <typename Option, typename Visit>  // Option: FixedBaseOption, const or not
+void option_fields(Option& s, Visit visit) {
+  visit("array", s.array, key_array_names), FIELD(table_bytes), FIELD(workspace_bytes), FIELD(build_s), FIELD(saving_s);
+}
+#undef FIELD
 
 }  // namespace
 
+void to_json(nlohmann::json& json, const JobSettings& s) { settings_fields(s, zk::JsonFieldWriter{json = nlohmann::json::object()}); }
+
 void from_json(const nlohmann::json& json, JobSettings& s) {
-  const JobSettings defaults;
-  s.synthesis_threads = number_or(json, "synthesis_threads", defaults.synthesis_threads);
-  s.partitions_in_flight = number_or(json, "partitions_in_flight", defaults.partitions_in_flight);
-  s.staging = json.contains("staging") ? std::optional(enum_or(json, "staging", Staging::pinned, staging_names))
-                                       : std::nullopt;
-  s.pool_slabs = number_or(json, "pool_slabs", defaults.pool_slabs);
-  s.pool_layout = enum_or(json, "pool_layout", defaults.pool_layout, pool_layout_names);
-  s.host_budget_bytes = number_or(json, "host_budget_bytes", defaults.host_budget_bytes);
-  s.device_budget_bytes = number_or(json, "device_budget_bytes", defaults.device_budget_bytes);
-  s.workers_per_gpu = number_or(json, "workers_per_gpu", defaults.workers_per_gpu);
-  s.srs_residency = enum_or(json, "srs_residency", defaults.srs_residency, srs_residency_names);
-  // A sidecar that names no setting predates the tables: its run built none.
-  s.fixed_bases = enum_or(json, "fixed_bases", FixedBaseTables::off, fixed_base_tables_names);
-  s.retry_limit = number_or(json, "retry_limit", defaults.retry_limit);
+  s = JobSettings{.fixed_bases = FixedBaseTables::off};  // a sidecar that names no setting predates the tables
+  settings_fields(s, zk::JsonFieldReader{json, "settings"});
 }
 
 void to_json(nlohmann::json& json, const DeviceFootprint& f) {
-  json = {{"key_bytes", f.key_bytes},
-          {"shared_bytes", f.shared_bytes},
-          {"worker_bytes", f.worker_bytes},
-          {"streaming_bytes", f.streaming_bytes},
-          {"fixed_bases", f.fixed_bases}};
+  footprint_fields(f, zk::JsonFieldWriter{json = nlohmann::json::object()});
 }
-
 void from_json(const nlohmann::json& json, DeviceFootprint& f) {
-  f.key_bytes = zk::json_number_or(json, "settings.device_footprint", "key_bytes", std::uint64_t{0});
-  f.shared_bytes = zk::json_number_or(json, "settings.device_footprint", "shared_bytes", std::uint64_t{0});
-  f.worker_bytes = zk::json_number_or(json, "settings.device_footprint", "worker_bytes", std::uint64_t{0});
-  f.streaming_bytes = zk::json_number_or(json, "settings.device_footprint", "streaming_bytes", std::uint64_t{0});
-  f.fixed_bases = json.value("fixed_bases", std::vector<FixedBaseOption>{});
+  footprint_fields(f = {}, zk::JsonFieldReader{json, "settings.device_footprint"});
 }
 
 void to_json(nlohmann::json& json, KeyArray array) { json = key_array_name(array); }
@@ -164,20 +141,9 @@ void from_json(const nlohmann::json& json, KeyArray& array) {
   array = *name;
 }
 
-void to_json(nlohmann::json& json, const FixedBaseOption& o) {
-  json = {{"array", o.array},
-          {"table_bytes", o.table_bytes},
-          {"workspace_bytes", o.workspace_bytes},
-          {"build_s", o.build_s},
-          {"saving_s", o.saving_s}};
-}
-
+void to_json(nlohmann::json& json, const FixedBaseOption& o) { option_fields(o, zk::JsonFieldWriter{json = nlohmann::json::object()}); }
 void from_json(const nlohmann::json& json, FixedBaseOption& o) {
-  o.array = zk::json_enum_or(json, "settings.device_footprint.fixed_bases", "array", KeyArray::a, key_array_names);
-  o.table_bytes = zk::json_number_or(json, "settings.device_footprint.fixed_bases", "table_bytes", std::uint64_t{0});
-  o.workspace_bytes = zk::json_number_or(json, "settings.device_footprint.fixed_bases", "workspace_bytes", std::uint64_t{0});
-  o.build_s = zk::json_number_or(json, "settings.device_footprint.fixed_bases", "build_s", 0.0);
-  o.saving_s = zk::json_number_or(json, "settings.device_footprint.fixed_bases", "saving_s", 0.0);
+  option_fields(o = {}, zk::JsonFieldReader{json, "settings.device_footprint.fixed_bases"});
 }
 
 }  // namespace zkpipe::policy
