@@ -1,5 +1,6 @@
 #include "fault_injector.hpp"
 
+#include <array>
 #include <atomic>
 #include <sstream>
 #include <stdexcept>
@@ -21,59 +22,56 @@ bool counted(bool fault, std::atomic<std::uint64_t>& count) {
 }  // namespace
 
 void validate(const FaultOptions& options) {
-  auto require_probability = [](double value, const char* name) {
-    if (!(value >= 0 && value <= 1)) throw std::invalid_argument(fmt::format("faults: {} must be within [0, 1]", name));
-  };
-  require_probability(options.gpu_error_probability, "gpu_error_probability");
-  require_probability(options.pinned_allocation_failure_probability, "pinned_allocation_failure_probability");
-  require_probability(options.slow_transfer_probability, "slow_transfer_probability");
-  require_probability(options.stalled_transfer_probability, "stalled_transfer_probability");
-  require_probability(options.worker_death_probability, "worker_death_probability");
-  require_probability(options.wrong_result_probability, "wrong_result_probability");
-  require_probability(options.device_allocation_failure_probability, "device_allocation_failure_probability");
-  require_probability(options.device_reset_probability, "device_reset_probability");
+  for_each_option(options, [](std::string_view name, auto value) {  // every *_probability option in [0, 1]
+    if (name.ends_with("_probability") && !(double(value) >= 0 && double(value) <= 1))
+      throw std::invalid_argument(fmt::format("faults: {} must be within [0, 1]", name));
+  });
   if (options.slow_transfer_probability + options.stalled_transfer_probability > 1)
     throw std::invalid_argument("faults: slow_transfer_probability + stalled_transfer_probability must be <= 1");
   if (!(options.slow_transfer_factor >= 1)) throw std::invalid_argument("faults: slow_transfer_factor must be >= 1");
   if (!(options.stalled_transfer_s >= 0)) throw std::invalid_argument("faults: stalled_transfer_s must be >= 0");
 }
 
+namespace {
+
+// Each count by its name, in the order format_fault_counts writes them.
+constexpr std::array<std::pair<std::string_view, std::uint64_t FaultCounts::*>, 8> count_fields{{
+    {"gpu_errors", &FaultCounts::gpu_errors},
+    {"pinned_allocation_failures", &FaultCounts::pinned_allocation_failures},
+    {"slow_transfers", &FaultCounts::slow_transfers},
+    {"stalled_transfers", &FaultCounts::stalled_transfers},
+    {"worker_deaths", &FaultCounts::worker_deaths},
+    {"wrong_results", &FaultCounts::wrong_results},
+    {"device_allocation_failures", &FaultCounts::device_allocation_failures},
+    {"device_resets", &FaultCounts::device_resets},
+}};
+
+}  // namespace
+
 std::uint64_t FaultCounts::total() const {
-  return gpu_errors + pinned_allocation_failures + slow_transfers + stalled_transfers + worker_deaths + wrong_results +
-         device_allocation_failures + device_resets;
+  std::uint64_t sum = 0;
+  for (const auto& [name, count] : count_fields) sum += this->*count;
+  return sum;
 }
 
 FaultCounts& FaultCounts::operator+=(const FaultCounts& other) {
-  gpu_errors += other.gpu_errors;
-  pinned_allocation_failures += other.pinned_allocation_failures;
-  slow_transfers += other.slow_transfers;
-  stalled_transfers += other.stalled_transfers;
-  worker_deaths += other.worker_deaths;
-  wrong_results += other.wrong_results;
-  device_allocation_failures += other.device_allocation_failures;
-  device_resets += other.device_resets;
+  for (const auto& [name, count] : count_fields) this->*count += other.*count;
   return *this;
 }
 
 std::string format_fault_counts(const FaultCounts& counts) {
-  return fmt::format(
-      "gpu_errors {} pinned_allocation_failures {} slow_transfers {} stalled_transfers {} worker_deaths {} "
-      "wrong_results {} device_allocation_failures {} device_resets {}",
-      counts.gpu_errors, counts.pinned_allocation_failures, counts.slow_transfers, counts.stalled_transfers,
-      counts.worker_deaths, counts.wrong_results, counts.device_allocation_failures, counts.device_resets);
+  std::string text;
+  for (const auto& [name, count] : count_fields) text += fmt::format("{}{} {}", text.empty() ? "" : " ", name, counts.*count);
+  return text;
 }
 
 FaultCounts parse_fault_counts(const std::string& text) {
   FaultCounts counts;
   std::istringstream in(text);
-  std::string gpu, pinned, slow, stalled, deaths, wrong, allocation, reset, rest;
-  in >> gpu >> counts.gpu_errors >> pinned >> counts.pinned_allocation_failures >> slow >> counts.slow_transfers >>
-      stalled >> counts.stalled_transfers >> deaths >> counts.worker_deaths >> wrong >> counts.wrong_results >>
-      allocation >> counts.device_allocation_failures >> reset >> counts.device_resets;
-  if (!in || gpu != "gpu_errors" || pinned != "pinned_allocation_failures" || slow != "slow_transfers" ||
-      stalled != "stalled_transfers" || deaths != "worker_deaths" || wrong != "wrong_results" ||
-      allocation != "device_allocation_failures" || reset != "device_resets" || in >> rest)
-    throw std::invalid_argument(fmt::format("not fault counts: '{}'", text));
+  std::string name, rest;
+  bool read = true;
+  for (const auto& [expected, count] : count_fields) read = read && (in >> name >> counts.*count) && name == expected;
+  if (!read || in >> rest) throw std::invalid_argument(fmt::format("not fault counts: '{}'", text));
   return counts;
 }
 

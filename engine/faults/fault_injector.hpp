@@ -62,6 +62,19 @@ struct FaultOptions {
   double device_reset_probability = 0;               // per (worker, partition, attempt), CUDA engine only
 };
 
+// Calls visit(name, option) for every option, named as the struct names it.
+template <typename Options, typename Visit>  // Options: FaultOptions, const or not
+void for_each_option(Options& o, Visit visit) {
+  visit("seed", o.seed), visit("gpu_error_probability", o.gpu_error_probability);
+  visit("pinned_allocation_failure_probability", o.pinned_allocation_failure_probability);
+  visit("slow_transfer_probability", o.slow_transfer_probability), visit("slow_transfer_factor", o.slow_transfer_factor);
+  visit("stalled_transfer_probability", o.stalled_transfer_probability), visit("stalled_transfer_s", o.stalled_transfer_s);
+  visit("worker_death_probability", o.worker_death_probability);
+  visit("wrong_result_probability", o.wrong_result_probability);
+  visit("device_allocation_failure_probability", o.device_allocation_failure_probability);
+  visit("device_reset_probability", o.device_reset_probability);
+}
+
 // Throws std::invalid_argument naming the option when a probability is outside [0, 1], the
 // transfer probabilities sum above 1, the slow factor is below 1 or the stall time negative.
 void validate(const FaultOptions& options);

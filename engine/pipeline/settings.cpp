@@ -8,6 +8,7 @@
 
 #include "engine/pipeline/host_memory.hpp"
 #include "engine/util/error.hpp"
+#include "engine/util/json_fields.hpp"
 #include "engine/util/machine.hpp"
 
 namespace zk::pipeline {
@@ -146,21 +147,11 @@ zkpipe::trace::RunSettings run_settings(const Settings& s) {
                                  .backend = s.backend,
                                  .stage_alone = s.stage_alone};
   if (injects_faults(s.backend)) {
-    const zkpipe::faults::FaultOptions& f = s.fake.faults;
-    run.injected_faults = {{"seed", f.seed},
-                           {"gpu_error_probability", f.gpu_error_probability},
-                           {"wrong_result_probability", f.wrong_result_probability},
-                           {"pinned_allocation_failure_probability", f.pinned_allocation_failure_probability},
-                           {"slow_transfer_probability", f.slow_transfer_probability},
-                           {"slow_transfer_factor", f.slow_transfer_factor},
-                           {"stalled_transfer_probability", f.stalled_transfer_probability},
-                           {"stalled_transfer_s", f.stalled_transfer_s},
-                           {"worker_death_probability", f.worker_death_probability},
-                           {"device_allocation_failure_probability", f.device_allocation_failure_probability},
-                           {"device_reset_probability", f.device_reset_probability},
-                           {"copy_delay_s", s.fake.copy_delay_s},
-                           {"kernel_delay_s", s.fake.kernel_delay_s},
-                           {"device_memory_bytes", s.fake.device_memory_bytes}};
+    nlohmann::json faults = {{"copy_delay_s", s.fake.copy_delay_s},
+                             {"kernel_delay_s", s.fake.kernel_delay_s},
+                             {"device_memory_bytes", s.fake.device_memory_bytes}};
+    zkpipe::faults::for_each_option(s.fake.faults, zk::JsonFieldWriter{faults});
+    run.injected_faults = std::move(faults);
   }
   return run;
 }
