@@ -107,11 +107,8 @@ void SchedulingPolicy::synthesis_finished(PartitionId id) {
   if (partition.state != State::synthesizing)
     throw std::logic_error("policy: synthesis_finished for a partition not synthesizing");
   if (workers_alive() == 0) {
-    release_holdings(partition);
-    unbind(partition);
-    partition.state = State::failed;
-    ++counters_.failed;
-    return;
+    end_attempt(partition);
+    return fail(partition);
   }
   if (partition.backing.gpu && !gpu_alive(*partition.backing.gpu))
     return requeue_or_fail(id, false);  // its GPU lost every worker: synthesized again for another
@@ -145,15 +142,17 @@ bool SchedulingPolicy::another_gpu_is_less_busy(const Partition& partition, Work
   return false;
 }
 
-void SchedulingPolicy::end_run(Partition& partition) {
+void SchedulingPolicy::end_attempt(Partition& partition) {
+  release_holdings(partition);
   if (partition.worker) --running_on_gpu_[gpu_of(*partition.worker)];
   partition.worker.reset();
+  if (partition.backing.gpu) --bound_attempts_[*partition.backing.gpu];
+  partition.backing.gpu.reset();
 }
 
-void SchedulingPolicy::unbind(Partition& partition) {
-  if (!partition.backing.gpu) return;
-  --bound_attempts_[*partition.backing.gpu];
-  partition.backing.gpu.reset();
+void SchedulingPolicy::fail(Partition& partition) {
+  partition.state = State::failed;
+  ++counters_.failed;
 }
 
 void SchedulingPolicy::release_holdings(Partition& partition) {
@@ -182,26 +181,19 @@ void SchedulingPolicy::attempt_succeeded(PartitionId id) {
   Partition& partition = partition_at(id, "attempt_succeeded");
   if (partition.state != State::computing)
     throw std::logic_error("policy: attempt_succeeded for a partition whose copy has not finished");
+  end_attempt(partition);
   partition.state = State::proved;
-  end_run(partition);
-  unbind(partition);
   ++counters_.proved;
 }
 
 void SchedulingPolicy::requeue_or_fail(PartitionId id, bool counts_as_failure) {
   Partition& partition = partitions_[id];
-  release_holdings(partition);
-  unbind(partition);
-  end_run(partition);
+  end_attempt(partition);
   if (counts_as_failure) {
     ++counters_.failed_attempts;
     ++partition.attempt;
   }
-  if (partition.attempt > settings_.retry_limit || workers_alive() == 0) {
-    partition.state = State::failed;
-    ++counters_.failed;
-    return;
-  }
+  if (partition.attempt > settings_.retry_limit || workers_alive() == 0) return fail(partition);
   partition.state = State::pending;
   pending_.push_front(id);
 }
@@ -241,16 +233,11 @@ void SchedulingPolicy::requeue_ready_bound_to(std::uint32_t gpu) {
 
 void SchedulingPolicy::fail_remaining_when_no_worker_is_alive() {
   if (workers_alive() > 0) return;
-  for (PartitionId id : pending_) {
-    partitions_[id].state = State::failed;
-    ++counters_.failed;
-  }
+  for (PartitionId id : pending_) fail(partitions_[id]);
   pending_.clear();
   for (PartitionId id : ready_) {
-    release_holdings(partitions_[id]);
-    unbind(partitions_[id]);
-    partitions_[id].state = State::failed;
-    ++counters_.failed;
+    end_attempt(partitions_[id]);
+    fail(partitions_[id]);
   }
   ready_.clear();
 }

@@ -164,7 +164,9 @@ class SchedulingPolicy {
 
   Partition& partition_at(PartitionId partition, std::string_view event);
   void release_holdings(Partition& partition);
-  void unbind(Partition& partition);  // the attempt bound to a GPU ended
+  // The attempt ended: its holdings returned, its worker's GPU and its bound GPU one attempt less.
+  void end_attempt(Partition& partition);
+  void fail(Partition& partition);
   void requeue_or_fail(PartitionId id, bool counts_as_failure);
   void fail_remaining_when_no_worker_is_alive();
   void requeue_ready_bound_to(std::uint32_t gpu);
@@ -173,7 +175,6 @@ class SchedulingPolicy {
   // Whether a waiting worker that may run `partition` has a GPU running fewer attempts than
   // `worker`'s: it takes the partition, not `worker`.
   bool another_gpu_is_less_busy(const Partition& partition, WorkerId worker) const;
-  void end_run(Partition& partition);  // the attempt on its worker ended
   std::uint32_t gpu_of(WorkerId worker) const { return worker / settings_.workers_per_gpu; }
   bool gpu_alive(std::uint32_t gpu) const;
   std::uint32_t workers_alive() const;
