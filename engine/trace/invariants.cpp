@@ -1,6 +1,7 @@
 #include "invariants.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -188,7 +189,13 @@ class Checker {
     std::uint64_t bytes = 0;
     std::uint32_t holders = 0;
     std::map<std::string, std::uint32_t> holders_by_link;
-    bool budget_reported = false, in_flight_reported = false, slabs_reported = false, pool_reported = false;
+    // Each limit is reported at its first excess only.
+    std::array<bool, 4> reported{};
+    auto report_once = [&](std::size_t limit, bool exceeded, auto&& detail) {
+      if (!exceeded || reported[limit]) return;
+      reported[limit] = true;
+      report(Invariant::holdings_within_limits, detail());
+    };
     for (const auto& [time_s, starts, change_bytes, copy_link] : changes) {
       std::uint32_t& link_holders = holders_by_link[*copy_link];
       if (!starts) {
@@ -200,29 +207,22 @@ class Checker {
       bytes += change_bytes;
       ++holders;
       ++link_holders;
-      if (expected_.host_budget_bytes && bytes > expected_.host_budget_bytes && !budget_reported) {
-        budget_reported = true;
-        report(Invariant::holdings_within_limits, fmt::format("at {:.9f} s {} bytes held, above the budget of {}",
-                                                              time_s, bytes, expected_.host_budget_bytes));
-      }
-      if (expected_.partitions_in_flight_max && holders > expected_.partitions_in_flight_max && !in_flight_reported) {
-        in_flight_reported = true;
-        report(Invariant::holdings_within_limits, fmt::format("at {:.9f} s {} partitions held, above the in-flight limit of {}",
-                                                              time_s, holders, expected_.partitions_in_flight_max));
-      }
-      if (expected_.pool_slabs && holders > expected_.pools * *expected_.pool_slabs && !slabs_reported) {
-        slabs_reported = true;
-        report(Invariant::holdings_within_limits,
-               fmt::format("at {:.9f} s {} partitions held pinned slabs, above {} pool(s) of {}", time_s, holders,
-                           expected_.pools, *expected_.pool_slabs));
-      }
-      if (expected_.pool_slabs && expected_.pools > 1 && !copy_link->empty() && link_holders > *expected_.pool_slabs &&
-          !pool_reported) {
-        pool_reported = true;
-        report(Invariant::holdings_within_limits,
-               fmt::format("at {:.9f} s {} partitions copied to {} held its pool's slabs, above its {}", time_s,
-                           link_holders, *copy_link, *expected_.pool_slabs));
-      }
+      report_once(0, expected_.host_budget_bytes && bytes > expected_.host_budget_bytes, [&] {
+        return fmt::format("at {:.9f} s {} bytes held, above the budget of {}", time_s, bytes, expected_.host_budget_bytes);
+      });
+      report_once(1, expected_.partitions_in_flight_max && holders > expected_.partitions_in_flight_max, [&] {
+        return fmt::format("at {:.9f} s {} partitions held, above the in-flight limit of {}", time_s, holders,
+                           expected_.partitions_in_flight_max);
+      });
+      if (!expected_.pool_slabs) continue;
+      report_once(2, holders > expected_.pools * *expected_.pool_slabs, [&] {
+        return fmt::format("at {:.9f} s {} partitions held pinned slabs, above {} pool(s) of {}", time_s, holders,
+                           expected_.pools, *expected_.pool_slabs);
+      });
+      report_once(3, expected_.pools > 1 && !copy_link->empty() && link_holders > *expected_.pool_slabs, [&] {
+        return fmt::format("at {:.9f} s {} partitions copied to {} held its pool's slabs, above its {}", time_s,
+                           link_holders, *copy_link, *expected_.pool_slabs);
+      });
     }
   }
 
@@ -237,15 +237,7 @@ class Checker {
 
 }  // namespace
 
-std::string_view invariant_name(Invariant invariant) {
-  switch (invariant) {
-    case Invariant::phases_in_order: return "phases_in_order";
-    case Invariant::ends_exactly_once: return "ends_exactly_once";
-    case Invariant::gpu_compute_exclusive: return "gpu_compute_exclusive";
-    case Invariant::holdings_within_limits: return "holdings_within_limits";
-  }
-  return "unknown";
-}
+std::string_view invariant_name(Invariant invariant) { return zk::name_of(invariant_names, invariant); }
 
 std::vector<Violation> check_invariants(std::span<const Span> spans, const RunExpectations& expected) {
   Checker checker(expected);

@@ -30,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/util/enum_names.hpp"
 #include "trace.hpp"
 
 namespace zkpipe::trace {
@@ -49,6 +50,10 @@ struct RunExpectations {
 };
 
 enum class Invariant { phases_in_order, ends_exactly_once, gpu_compute_exclusive, holdings_within_limits };
+inline constexpr zk::EnumNames<Invariant, 4> invariant_names{{{"phases_in_order", Invariant::phases_in_order},
+                                                              {"ends_exactly_once", Invariant::ends_exactly_once},
+                                                              {"gpu_compute_exclusive", Invariant::gpu_compute_exclusive},
+                                                              {"holdings_within_limits", Invariant::holdings_within_limits}}};
 std::string_view invariant_name(Invariant invariant);
 
 struct Violation {
