@@ -20,6 +20,17 @@ namespace zkpipe::model {
 
 namespace {
 
+// Sets the report's residuals, each y less predicted(its index), and their RMS.
+template <class Predicted>
+void add_residuals(FitReport& report, Predicted&& predicted) {
+  double squares = 0;
+  for (std::size_t i = 0; i < report.y.size(); ++i) {
+    report.residuals.push_back(report.y[i] - predicted(i));
+    squares += report.residuals.back() * report.residuals.back();
+  }
+  report.rms_residual = std::sqrt(squares / double(report.y.size()));
+}
+
 // Least squares y = sum_j c_j x^j, j <= min(max_degree, distinct x values - 1).
 FitReport fit_polynomial(std::string name, std::string x_name, std::string y_name, std::vector<double> x,
                          std::vector<double> y, int max_degree) {
@@ -33,12 +44,10 @@ FitReport fit_polynomial(std::string name, std::string x_name, std::string y_nam
     observed(Eigen::Index(i)) = y[i];
   }
   const Eigen::VectorXd solution = design.colPivHouseholderQr().solve(observed);
-  const Eigen::VectorXd residuals = observed - design * solution;
   FitReport report{std::move(name), std::move(x_name), std::move(y_name), {}, std::move(x), std::move(y), {}, 0};
   report.coefficients.assign(std::size_t(max_degree) + 1, 0.0);
   for (int j = 0; j <= degree; ++j) report.coefficients[std::size_t(j)] = solution(j);
-  report.residuals.assign(residuals.begin(), residuals.end());
-  report.rms_residual = std::sqrt(residuals.squaredNorm() / double(residuals.size()));
+  add_residuals(report, [&](std::size_t i) { return design.row(Eigen::Index(i)).dot(solution); });
   return report;
 }
 
@@ -88,13 +97,8 @@ double mean_inverse_cores(const std::vector<const trace::Span*>& synth_spans, co
 FitReport median_report(std::string name, std::string y_name, std::vector<double> y) {
   const double median = trace::upper_median(y);
   FitReport report{std::move(name), "sample", std::move(y_name), {median}, {}, std::move(y), {}, 0};
-  double squares = 0;
-  for (std::size_t i = 0; i < report.y.size(); ++i) {
-    report.x.push_back(double(i));
-    report.residuals.push_back(report.y[i] - median);
-    squares += report.residuals.back() * report.residuals.back();
-  }
-  report.rms_residual = std::sqrt(squares / double(report.y.size()));
+  for (std::size_t i = 0; i < report.y.size(); ++i) report.x.push_back(double(i));
+  add_residuals(report, [&](std::size_t) { return median; });
   return report;
 }
 
@@ -427,14 +431,11 @@ FitReport fit_stream_chunk_s(trace::Phase phase, const std::vector<StreamedKerne
   FitReport report{fmt::format("gpu_phase_cost.{}.stream_chunk_s (its spans over a streamed key, modelled, "
                                "last in sum what they did)", trace::phase_name(phase)),
                    "mitems", "seconds", {chunk_s}, {}, {}, {}, 0};
-  double squares = 0;
   for (const StreamedKernel& kernel : kernels) {
     report.x.push_back(double(kernel.items) / 1e6);
     report.y.push_back(kernel.duration_s);
-    report.residuals.push_back(kernel.duration_s - modelled_s(kernel, chunk_s));
-    squares += report.residuals.back() * report.residuals.back();
   }
-  report.rms_residual = std::sqrt(squares / double(kernels.size()));
+  add_residuals(report, [&](std::size_t i) { return modelled_s(kernels[i], chunk_s); });
   cost.stream_chunk_s = chunk_s;
   return report;
 }
