@@ -27,15 +27,9 @@ policy::PolicySettings Scenario::policy_settings() const {
 }
 
 faults::FaultOptions Scenario::fault_options() const {
-  faults::FaultOptions options;
+  faults::FaultOptions options = faults;
   options.seed = seed;
-  options.gpu_error_probability = faults.gpu_error_probability;
   options.pinned_allocation_failure_probability = faults.pinned_allocation_fails ? 1 : 0;
-  options.slow_transfer_probability = faults.slow_transfer_probability;
-  options.slow_transfer_factor = faults.slow_transfer_factor;
-  options.stalled_transfer_probability = faults.stalled_transfer_probability;
-  options.stalled_transfer_s = faults.stalled_transfer_s;
-  options.worker_death_probability = faults.worker_death_probability;
   return options;
 }
 

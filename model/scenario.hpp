@@ -159,16 +159,12 @@ struct PolicyKnobs : policy::JobSettings {
 };
 
 // Faults are drawn by the one seeded faults::FaultInjector (keyed by partition, attempt and
-// worker, so a seed replays them exactly); see engine/faults/fault_injector.hpp for each fault.
-struct Faults {
-  double gpu_error_probability = 0;   // per attempt, decided after the GPU compute
+// worker, so a seed replays them exactly; its seed is the scenario's); see
+// engine/faults/fault_injector.hpp for each fault. The model injects GPU errors, slow and stalled
+// copies and worker deaths (as a copy ends); neither wrong results nor the CUDA engine's faults.
+struct Faults : faults::FaultOptions {
   bool pinned_allocation_fails = false;  // the pool cannot be pinned: pageable fallback
   std::vector<double> worker_death_s;    // worker i dies at worker_death_s[i] (simulated seconds)
-  double worker_death_probability = 0;   // per assignment: the worker dies as its copy ends
-  double slow_transfer_probability = 0;  // per attempt's copy
-  double slow_transfer_factor = 4;       // a slow copy runs this many times slower
-  double stalled_transfer_probability = 0;  // per attempt's copy: hangs, then the attempt fails
-  double stalled_transfer_s = 1;            // how long a stalled copy hangs before its watchdog fires
 };
 
 struct Scenario {
