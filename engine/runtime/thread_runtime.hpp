@@ -1,9 +1,10 @@
 // Contract: ThreadRuntime runs the Pipeline (runtime/pipeline.hpp) on operating-system threads
 // and the steady clock: the engine's runtime. Each actor is a thread; the pipeline's state is
 // guarded by a std::mutex; WaitQueue keeps its waiters in FIFO order, so notify_one wakes the
-// longest waiter and says whether there was one; a GPU's compute section is a std::mutex.
-// Daemons (scheduled faults) sleep until their time or until every actor has ended, whichever
-// comes first. Times are seconds since `origin`. run() may be called once; thread-safe otherwise.
+// longest waiter, and no other, and says whether there was one; a GPU's compute section is a
+// std::mutex. Daemons (scheduled faults) sleep until their time or until every actor has ended,
+// whichever comes first. Times are seconds since `origin`. run() may be called once; thread-safe
+// otherwise.
 #pragma once
 
 #include <chrono>
@@ -25,26 +26,32 @@ class ThreadRuntime {
   class WaitQueue {
    public:
     void wait(std::unique_lock<std::mutex>& lock) {
-      bool woken = false;
-      waiters_.push_back(&woken);
-      changed_.wait(lock, [&] { return woken; });
+      Waiter waiter;
+      waiters_.push_back(&waiter);
+      waiter.changed.wait(lock, [&] { return waiter.woken; });
     }
     bool notify_one() {
       if (waiters_.empty()) return false;
-      *waiters_.front() = true;
+      wake(*waiters_.front());
       waiters_.pop_front();
-      changed_.notify_all();
       return true;
     }
     void notify_all() {
-      for (bool* woken : waiters_) *woken = true;
+      for (Waiter* waiter : waiters_) wake(*waiter);
       waiters_.clear();
-      changed_.notify_all();
     }
 
    private:
-    std::condition_variable changed_;
-    std::deque<bool*> waiters_;  // each waiter's flag, longest waiting first
+    // Each waiter sleeps on its own condition variable, so that waking one wakes no other.
+    struct Waiter {
+      std::condition_variable changed;
+      bool woken = false;
+    };
+    static void wake(Waiter& waiter) {
+      waiter.woken = true;
+      waiter.changed.notify_one();
+    }
+    std::deque<Waiter*> waiters_;  // longest waiting first
   };
 
   explicit ThreadRuntime(Clock::time_point origin) : origin_(origin) {}
