@@ -38,7 +38,6 @@ BinFile::BinFile(std::string name, std::unique_ptr<std::istream> in, std::string
   if (!*in_ || end < 0) fail("{}: cannot determine the file size (not a regular file?)", name_);
   size_bytes_ = static_cast<uint64_t>(end);
   in_->seekg(0);
-  stream_offset_ = 0;
   if (size_bytes_ < container_header_bytes)
     fail_at(0, "expected a .{} file (magic, version, section count: {} bytes), found only {} bytes",
             magic, container_header_bytes, size_bytes_);

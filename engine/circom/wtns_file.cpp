@@ -33,18 +33,14 @@ std::vector<Fr> read_witness(BinFile file) {
   std::vector<Fr> z(count);
   uint64_t first = values.offset();
   values.read(z.data(), count * sizeof(Fr), "the witness values");
-  std::vector<uint8_t> too_large(count);
-  parallel_for(count, [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) {
-      too_large[i] = !z[i].is_reduced();
-      if (!too_large[i]) z[i] = Fr::from_canonical(z[i].l);
-    }
+  // Each value converted to Montgomery form, up to the first that is not below r (then nothing is returned).
+  const size_t bad = parallel_find_first(count, [&](size_t i) {
+    if (!z[i].is_reduced()) return true;
+    z[i] = Fr::from_canonical(z[i].l);
+    return false;
   }, 1 << 14);
-  auto bad = std::find(too_large.begin(), too_large.end(), 1);
-  if (bad != too_large.end())
-    file.fail_at(first + (bad - too_large.begin()) * sizeof(Fr),
-                 "expected witness value {} below the scalar field's modulus r, found a larger value",
-                 bad - too_large.begin());
+  if (bad < count)
+    file.fail_at(first + bad * sizeof(Fr), "expected witness value {} below the scalar field's modulus r, found a larger value", bad);
   if (!z[0].is_one())
     file.fail_at(first, "expected witness 0 to be the constant 1, found another value: not a circom witness");
   return z;

@@ -24,7 +24,7 @@ constexpr uint32_t max_lg_domain = 28;
 // {u32 matrix, u32 row, u32 signal, 32-byte value}
 struct CoefficientRecord {
   uint32_t matrix, row, signal;
-  uint64_t value[Fr::N];
+  Fr value;  // as stored: v*R^2 mod r, canonical limbs
 };
 constexpr uint64_t record_bytes = 3 * sizeof(uint32_t) + sizeof(Fr);
 
@@ -33,7 +33,7 @@ CoefficientRecord parse_record(const uint8_t* bytes) {
   std::memcpy(&r.matrix, bytes, 4);
   std::memcpy(&r.row, bytes + 4, 4);
   std::memcpy(&r.signal, bytes + 8, 4);
-  std::memcpy(r.value, bytes + 12, sizeof(Fr));
+  std::memcpy(r.value.l, bytes + 12, sizeof(Fr));
   return r;
 }
 
@@ -46,17 +46,11 @@ std::vector<Point> read_points(SectionReader& section, uint64_t count, std::stri
   uint64_t first = section.offset();
   std::vector<Point> points(count);
   section.read(points.data(), count * sizeof(Point), what);
-  std::vector<uint8_t> bad(count);
-  parallel_for(count, [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) bad[i] = !bls12_381::is_valid_encoding(points[i]);
-  }, 4096);
-  auto it = std::find(bad.begin(), bad.end(), 1);
-  if (it != bad.end()) {
-    size_t i = static_cast<size_t>(it - bad.begin());
-    section.file().fail_at(first + i * sizeof(Point),
+  const size_t bad = parallel_find_first(count, [&](size_t i) { return !bls12_381::is_valid_encoding(points[i]); }, 4096);
+  if (bad < count)
+    section.file().fail_at(first + bad * sizeof(Point),
                            "expected point {} of {} to be reduced and on the curve, found a point that is not",
-                           i, what);
-  }
+                           bad, what);
   return points;
 }
 
@@ -181,10 +175,8 @@ void ZkeyFile::evaluate_rows(std::span<const Fr> witness, std::span<Fr> a, std::
       if (r.row >= n) file_.fail_at(at + 4, "expected a row below the domain size {}, found {}", n, r.row);
       if (r.signal >= header_.num_vars)
         file_.fail_at(at + 8, "expected a signal below {} variables, found {}", header_.num_vars, r.signal);
-      if (!Fr::is_below_modulus(r.value)) file_.fail_at(at + 12, "expected a coefficient below r, found a larger value");
-      Fr value;
-      std::memcpy(value.l, r.value, sizeof value.l);
-      (r.matrix == 0 ? a : b)[r.row] += value * witness[r.signal];
+      if (!r.value.is_reduced()) file_.fail_at(at + 12, "expected a coefficient below r, found a larger value");
+      (r.matrix == 0 ? a : b)[r.row] += r.value * witness[r.signal];
     }
     done += count;
   }

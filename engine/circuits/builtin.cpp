@@ -184,11 +184,8 @@ class Dense final : public Circuit {
   };
   static uint64_t lane_begin(uint64_t chain, uint64_t lane) { return chain * lane / lanes; }
   static Rng lane_constants(uint64_t lane) { return Rng(0x64656e7365ull + lane); }  // "dense" + lane
-  static Link next_link(Rng& constants) {
-    Link link;
-    link.k = constants.field<Fr>(), link.c = constants.field<Fr>(), link.d = constants.field<Fr>();
-    return link;
-  }
+  // k, c, d drawn in that order (a braced list evaluates left to right).
+  static Link next_link(Rng& constants) { return {constants.field<Fr>(), constants.field<Fr>(), constants.field<Fr>()}; }
 
   // v_1 .. v_chain, each lane computed by one thread on the cores the caller may use.
   static std::unique_ptr<Fr[]> chain_values(uint64_t chain, const Fr& x, const Fr& s1, const Fr& s2) {

@@ -38,29 +38,6 @@ auto split_msm(ProverBackend& backend, std::span<const Affine> bases, const Witn
   return ones + backend.msm(bases, split.significant, split.significant_scalars);
 }
 
-// The MSMs of prove_staged() and snarkjs's assembly with blinding r, s.
-Proof assemble_proof(ProverBackend& backend, const ProvingKey& pk, std::span<const Fr> z, const ProofSplits& splits,
-                     const Fr& r, const Fr& s, PhaseLog* log) {
-  if (z.size() != pk.num_vars) fail("prove: an assignment of {} values for a key of {} variables", z.size(), pk.num_vars);
-  G1 h = [&] {
-    auto scope = timed(log, "msm_h", pk.domain_size());
-    return backend.staged_quotient_msm(std::span<const G1Affine>(pk.h));
-  }();
-  G1 a_sum = split_msm(backend, std::span<const G1Affine>(pk.a), splits.all, "msm_a", log);
-  G1 b1_sum = split_msm(backend, std::span<const G1Affine>(pk.b1), splits.all, "msm_b1", log);
-  G1 l_sum = split_msm(backend, std::span<const G1Affine>(pk.l), splits.priv, "msm_l", log);
-  G2 b2_sum = split_msm(backend, std::span<const G2Affine>(pk.b2), splits.all, "msm_b2", log);
-
-  auto scope = timed(log, "assemble", 1);
-  using bls12_381::mul;
-  G1 delta1 = G1::from_affine(pk.delta1);
-  G1 pi_a = a_sum + pk.alpha1 + mul(delta1, r);
-  G2 pi_b = b2_sum + pk.beta2 + mul(G2::from_affine(pk.delta2), s);
-  G1 b1 = b1_sum + pk.beta1 + mul(delta1, s);
-  G1 pi_c = l_sum + h + mul(pi_a, s) + mul(b1, r) - mul(delta1, r * s);
-  return {pi_a.to_affine(), pi_b.to_affine(), pi_c.to_affine()};
-}
-
 }  // namespace
 
 Proof prove(ProverBackend& backend, const ProvingKey& pk, std::span<const Fr> a, std::span<const Fr> b,
@@ -76,9 +53,28 @@ Proof prove(ProverBackend& backend, const ProvingKey& pk, std::span<const Fr> a,
   return prove_staged(backend, pk, z, split_for_proof(z, pk), blinding, log);
 }
 
+// The MSMs, then snarkjs's assembly with the blinding's r and s.
 Proof prove_staged(ProverBackend& backend, const ProvingKey& pk, std::span<const Fr> z, const ProofSplits& splits,
                    const Blinding& blinding, PhaseLog* log) {
-  return assemble_proof(backend, pk, z, splits, blinding.r(), blinding.s(), log);
+  if (z.size() != pk.num_vars) fail("prove: an assignment of {} values for a key of {} variables", z.size(), pk.num_vars);
+  G1 h = [&] {
+    auto scope = timed(log, "msm_h", pk.domain_size());
+    return backend.staged_quotient_msm(std::span<const G1Affine>(pk.h));
+  }();
+  G1 a_sum = split_msm(backend, std::span<const G1Affine>(pk.a), splits.all, "msm_a", log);
+  G1 b1_sum = split_msm(backend, std::span<const G1Affine>(pk.b1), splits.all, "msm_b1", log);
+  G1 l_sum = split_msm(backend, std::span<const G1Affine>(pk.l), splits.priv, "msm_l", log);
+  G2 b2_sum = split_msm(backend, std::span<const G2Affine>(pk.b2), splits.all, "msm_b2", log);
+
+  auto scope = timed(log, "assemble", 1);
+  using bls12_381::mul;
+  const Fr &r = blinding.r(), &s = blinding.s();
+  G1 delta1 = G1::from_affine(pk.delta1);
+  G1 pi_a = a_sum + pk.alpha1 + mul(delta1, r);
+  G2 pi_b = b2_sum + pk.beta2 + mul(G2::from_affine(pk.delta2), s);
+  G1 b1 = b1_sum + pk.beta1 + mul(delta1, s);
+  G1 pi_c = l_sum + h + mul(pi_a, s) + mul(b1, r) - mul(delta1, r * s);
+  return {pi_a.to_affine(), pi_b.to_affine(), pi_c.to_affine()};
 }
 
 }  // namespace zk::groth16

@@ -2,6 +2,7 @@
 #include "engine/groth16/witness_split.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <vector>
 
 #include "engine/util/error.hpp"
@@ -43,10 +44,8 @@ BlockCounts count_blocks(std::span<const Fr> z, size_t first) {
         else if (!z[i].is_zero()) ++counts.significant_before[block + 1];
       }
   });
-  for (size_t block = 0; block < blocks; ++block) {
-    counts.ones_before[block + 1] += counts.ones_before[block];
-    counts.significant_before[block + 1] += counts.significant_before[block];
-  }
+  std::partial_sum(counts.ones_before.begin(), counts.ones_before.end(), counts.ones_before.begin());
+  std::partial_sum(counts.significant_before.begin(), counts.significant_before.end(), counts.significant_before.begin());
   return counts;
 }
 
