@@ -8,24 +8,6 @@
 
 namespace zk::pipeline {
 
-MemoryBudget::Reservation::Reservation(Reservation&& other) noexcept
-    : budget_(std::exchange(other.budget_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
-
-MemoryBudget::Reservation& MemoryBudget::Reservation::operator=(Reservation&& other) noexcept {
-  if (this != &other) {
-    release();
-    budget_ = std::exchange(other.budget_, nullptr);
-    bytes_ = std::exchange(other.bytes_, 0);
-  }
-  return *this;
-}
-
-void MemoryBudget::Reservation::release() noexcept {
-  if (budget_) budget_->give_back(bytes_);
-  budget_ = nullptr;
-  bytes_ = 0;
-}
-
 MemoryBudget::Reservation MemoryBudget::reserve(uint64_t bytes, std::string_view what) {
   std::lock_guard lock(mutex_);
   if (bytes > total_bytes_ - reserved_bytes_)

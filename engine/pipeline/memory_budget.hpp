@@ -7,6 +7,7 @@
 // are move-only and must not outlive their budget. reserved_bytes_max() is the high-water mark.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string_view>
 
@@ -21,19 +22,16 @@ class MemoryBudget {
   class Reservation {
    public:
     Reservation() = default;
-    Reservation(Reservation&& other) noexcept;
-    Reservation& operator=(Reservation&& other) noexcept;
-    Reservation(const Reservation&) = delete;
-    Reservation& operator=(const Reservation&) = delete;
-    ~Reservation() { release(); }
-    uint64_t bytes() const { return bytes_; }
+    uint64_t bytes() const { return held_ ? held_.get_deleter().bytes : 0; }
 
    private:
     friend class MemoryBudget;
-    Reservation(MemoryBudget* budget, uint64_t bytes) : budget_(budget), bytes_(bytes) {}
-    void release() noexcept;
-    MemoryBudget* budget_ = nullptr;
-    uint64_t bytes_ = 0;
+    struct GiveBack {
+      uint64_t bytes;
+      void operator()(MemoryBudget* budget) const noexcept { budget->give_back(bytes); }
+    };
+    Reservation(MemoryBudget* budget, uint64_t bytes) : held_(budget, GiveBack{bytes}) {}
+    std::unique_ptr<MemoryBudget, GiveBack> held_;  // gives the bytes back when destroyed or replaced
   };
 
   // `what` names the allocation in the error ("the pinned pool of 4 slabs").

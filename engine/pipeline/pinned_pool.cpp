@@ -76,21 +76,4 @@ uint32_t PinnedPool::leased_max(uint32_t pool) const {
   return pool_leased_max_.at(pool);
 }
 
-PinnedPool::Lease::Lease(Lease&& other) noexcept : pool_(std::exchange(other.pool_, nullptr)), slab_(other.slab_) {}
-
-PinnedPool::Lease& PinnedPool::Lease::operator=(Lease&& other) noexcept {
-  if (this != &other) {
-    if (pool_) pool_->give_back(slab_);
-    pool_ = std::exchange(other.pool_, nullptr);
-    slab_ = other.slab_;
-  }
-  return *this;
-}
-
-PinnedPool::Lease::~Lease() {
-  if (pool_) pool_->give_back(slab_);
-}
-
-std::span<bls12_381::Fr> PinnedPool::Lease::elements() const { return pool_->slabs_[slab_].elements(); }
-
 }  // namespace zk::pipeline

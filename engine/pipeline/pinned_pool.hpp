@@ -17,6 +17,7 @@
 #pragma once
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -43,20 +44,18 @@ class PinnedPool {
 
   class Lease {
    public:
-    Lease(Lease&& other) noexcept;
-    Lease& operator=(Lease&& other) noexcept;
-    Lease(const Lease&) = delete;
-    Lease& operator=(const Lease&) = delete;
-    ~Lease();
-    uint32_t slab() const { return slab_; }
-    uint32_t pool() const { return pool_->pool_of(slab_); }
-    std::span<bls12_381::Fr> elements() const;
+    uint32_t slab() const { return held_.get_deleter().slab; }
+    uint32_t pool() const { return held_->pool_of(slab()); }
+    std::span<bls12_381::Fr> elements() const { return held_->slabs_[slab()].elements(); }
 
    private:
     friend class PinnedPool;
-    Lease(PinnedPool* pool, uint32_t slab) : pool_(pool), slab_(slab) {}
-    PinnedPool* pool_ = nullptr;
-    uint32_t slab_ = 0;
+    struct GiveBack {
+      uint32_t slab;
+      void operator()(PinnedPool* pool) const { pool->give_back(slab); }
+    };
+    Lease(PinnedPool* pool, uint32_t slab) : held_(pool, GiveBack{slab}) {}
+    std::unique_ptr<PinnedPool, GiveBack> held_;  // gives the slab back when destroyed or replaced
   };
 
   Lease lease(uint32_t slab);
