@@ -4,12 +4,16 @@
 // added, never renamed (their names are the CSV vocabulary). Plain data; no global state.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "engine/util/enum_names.hpp"
 
 namespace zkpipe::trace {
 
@@ -19,23 +23,31 @@ enum class Phase {
   synth, wait_budget, wait_pool, h2d, ntt, msm_h, msm_l, msm_a, msm_b1, msm_b2,
   batch_add, tail_msm, d2h, assemble, verify, witness_split
 };
-inline constexpr Phase all_phases[] = {
-    Phase::synth, Phase::wait_budget, Phase::wait_pool, Phase::h2d, Phase::ntt,
-    Phase::msm_h, Phase::msm_l, Phase::msm_a, Phase::msm_b1, Phase::msm_b2,
-    Phase::batch_add, Phase::tail_msm, Phase::d2h, Phase::assemble, Phase::verify, Phase::witness_split};
+inline constexpr zk::EnumNames<Phase, 16> phase_names{{
+    {"synth", Phase::synth}, {"wait_budget", Phase::wait_budget}, {"wait_pool", Phase::wait_pool}, {"h2d", Phase::h2d},
+    {"ntt", Phase::ntt}, {"msm_h", Phase::msm_h}, {"msm_l", Phase::msm_l}, {"msm_a", Phase::msm_a},
+    {"msm_b1", Phase::msm_b1}, {"msm_b2", Phase::msm_b2}, {"batch_add", Phase::batch_add}, {"tail_msm", Phase::tail_msm},
+    {"d2h", Phase::d2h}, {"assemble", Phase::assemble}, {"verify", Phase::verify}, {"witness_split", Phase::witness_split}}};
+// Every phase, in schema order.
+inline constexpr auto all_phases = [] {
+  std::array<Phase, phase_names.size()> phases{};
+  std::ranges::transform(phase_names, phases.begin(), &zk::EnumName<Phase>::value);
+  return phases;
+}();
 // The phases that keep a GPU's compute units busy (they count toward GPU utilization) when they
 // run on a GPU's resource.
 inline constexpr Phase gpu_compute_phases[] = {
     Phase::ntt, Phase::msm_h, Phase::msm_l, Phase::msm_a, Phase::msm_b1, Phase::msm_b2,
     Phase::batch_add, Phase::tail_msm};
 
-std::string_view phase_name(Phase phase);
-std::optional<Phase> parse_phase(std::string_view name);
+inline std::string_view phase_name(Phase phase) { return zk::name_of(phase_names, phase); }
+inline std::optional<Phase> parse_phase(std::string_view name) { return zk::value_of(phase_names, name); }
 bool is_gpu_compute(Phase phase);
 
 enum class Source { measured, simulated };
-std::string_view source_name(Source source);
-std::optional<Source> parse_source(std::string_view name);
+inline constexpr zk::EnumNames<Source, 2> source_names{{{"measured", Source::measured}, {"simulated", Source::simulated}}};
+inline std::string_view source_name(Source source) { return zk::name_of(source_names, source); }
+inline std::optional<Source> parse_source(std::string_view name) { return zk::value_of(source_names, name); }
 
 struct Span {
   std::string run;        // names one run; a file may hold several
