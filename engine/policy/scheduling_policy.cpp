@@ -4,6 +4,8 @@
 #include <iterator>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 namespace zkpipe::policy {
 
 void validate(const PolicySettings& settings) {
@@ -37,11 +39,11 @@ SchedulingPolicy::SchedulingPolicy(const PolicySettings& settings)
   running_on_gpu_.assign(settings_.gpus, 0);
 }
 
-SchedulingPolicy::Partition& SchedulingPolicy::partition_at(PartitionId partition,
-                                                            std::string_view event) {
-  if (partition >= partitions_.size())
-    throw std::logic_error("policy: " + std::string(event) + " for unknown partition " +
-                           std::to_string(partition));
+SchedulingPolicy::Partition& SchedulingPolicy::partition_in(PartitionId partition, std::string_view event,
+                                                            std::initializer_list<State> states, std::string_view otherwise) {
+  if (partition >= partitions_.size()) throw std::logic_error(fmt::format("policy: {} for unknown partition {}", event, partition));
+  if (std::ranges::find(states, partitions_[partition].state) == states.end())
+    throw std::logic_error(fmt::format("policy: {} for a partition {}", event, otherwise));
   return partitions_[partition];
 }
 
@@ -103,9 +105,7 @@ SynthesisDecision SchedulingPolicy::request_synthesis() {
 }
 
 void SchedulingPolicy::synthesis_finished(PartitionId id) {
-  Partition& partition = partition_at(id, "synthesis_finished");
-  if (partition.state != State::synthesizing)
-    throw std::logic_error("policy: synthesis_finished for a partition not synthesizing");
+  Partition& partition = partition_in(id, "synthesis_finished", {State::synthesizing}, "not synthesizing");
   if (workers_alive() == 0) {
     end_attempt(partition);
     return fail(partition);
@@ -170,17 +170,13 @@ void SchedulingPolicy::release_holdings(Partition& partition) {
 }
 
 void SchedulingPolicy::copy_finished(PartitionId id) {
-  Partition& partition = partition_at(id, "copy_finished");
-  if (partition.state != State::copying)
-    throw std::logic_error("policy: copy_finished for a partition not copying");
+  Partition& partition = partition_in(id, "copy_finished", {State::copying}, "not copying");
   release_holdings(partition);
   partition.state = State::computing;
 }
 
 void SchedulingPolicy::attempt_succeeded(PartitionId id) {
-  Partition& partition = partition_at(id, "attempt_succeeded");
-  if (partition.state != State::computing)
-    throw std::logic_error("policy: attempt_succeeded for a partition whose copy has not finished");
+  Partition& partition = partition_in(id, "attempt_succeeded", {State::computing}, "whose copy has not finished");
   end_attempt(partition);
   partition.state = State::proved;
   ++counters_.proved;
@@ -199,10 +195,7 @@ void SchedulingPolicy::requeue_or_fail(PartitionId id, bool counts_as_failure) {
 }
 
 void SchedulingPolicy::attempt_failed(PartitionId id) {
-  Partition& partition = partition_at(id, "attempt_failed");
-  if (partition.state != State::copying && partition.state != State::computing &&
-      partition.state != State::synthesizing)
-    throw std::logic_error("policy: attempt_failed for a partition with no attempt running");
+  partition_in(id, "attempt_failed", {State::synthesizing, State::copying, State::computing}, "with no attempt running");
   requeue_or_fail(id, true);
 }
 

@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -162,7 +163,10 @@ class SchedulingPolicy {
     std::optional<WorkerId> worker;
   };
 
-  Partition& partition_at(PartitionId partition, std::string_view event);
+  // The partition, checked to be one of the job's and in one of `states` ("policy: <event> for a
+  // partition <otherwise>" if not).
+  Partition& partition_in(PartitionId partition, std::string_view event, std::initializer_list<State> states,
+                          std::string_view otherwise);
   void release_holdings(Partition& partition);
   // The attempt ended: its holdings returned, its worker's GPU and its bound GPU one attempt less.
   void end_attempt(Partition& partition);
