@@ -30,12 +30,7 @@ uint64_t worker_host_bytes(const JobSizes& sizes, std::string_view backend, Stag
 }
 
 zkpipe::policy::JobShape job_shape(const JobSizes& sizes, std::string_view backend) {
-  return {sizes.partitions,
-          sizes.abc_bytes,
-          sizes.witness_bytes,
-          sizes.key_bytes,
-          worker_host_bytes(sizes, backend, Staging::pinned),
-          worker_host_bytes(sizes, backend, Staging::pageable)};
+  return {sizes, worker_host_bytes(sizes, backend, Staging::pinned), worker_host_bytes(sizes, backend, Staging::pageable)};
 }
 
 namespace {

@@ -50,14 +50,7 @@ bool injects_faults(std::string_view backend);
 using MachineFacts = zkpipe::trace::MachineFacts;
 MachineFacts machine_facts();
 
-// The sizes the defaults depend on.
-struct JobSizes {
-  uint32_t partitions = 1;
-  uint64_t abc_bytes = 0;      // one partition's a, b, c
-  uint64_t witness_bytes = 0;  // one partition's assignment z
-  uint64_t key_bytes = 0;      // the proving key, held all job long
-  uint64_t partition_host_bytes() const { return abc_bytes + witness_bytes; }
-};
+using zkpipe::policy::JobSizes;  // the sizes the defaults depend on
 
 // Host bytes one GPU worker holds all job long: the witness of the partition it proves and its
 // two splits (scalars and indices, see groth16::split_for_proof), plus, on CUDA, the pinned copy

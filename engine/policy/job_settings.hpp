@@ -60,15 +60,18 @@ struct JobSettings {
 };
 
 // The sizes the defaults and the budget depend on (host bytes).
-struct JobShape {
+struct JobSizes {
   std::uint32_t partitions = 1;
-  std::uint64_t abc_bytes = 0;          // one partition's a, b, c
-  std::uint64_t witness_bytes = 0;      // one partition's assignment z
-  std::uint64_t key_bytes = 0;          // the proving key, held all job long
-  // What each worker holds all job long, with pinned and with pageable staging.
+  std::uint64_t abc_bytes = 0;      // one partition's a, b, c
+  std::uint64_t witness_bytes = 0;  // one partition's assignment z
+  std::uint64_t key_bytes = 0;      // the proving key, held all job long
+  std::uint64_t partition_host_bytes() const { return abc_bytes + witness_bytes; }
+};
+
+// The sizes, and what each worker holds all job long, with pinned and with pageable staging.
+struct JobShape : JobSizes {
   std::uint64_t worker_host_bytes_pinned = 0;
   std::uint64_t worker_host_bytes_pageable = 0;
-  std::uint64_t partition_host_bytes() const { return abc_bytes + witness_bytes; }
   std::uint64_t worker_host_bytes(Staging staging) const {
     return staging == Staging::pinned ? worker_host_bytes_pinned : worker_host_bytes_pageable;
   }
