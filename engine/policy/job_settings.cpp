@@ -70,19 +70,17 @@ JobSettings resolve_job_settings(JobSettings s, const JobShape& shape, const Hos
 }
 
 PolicySettings policy_settings(const JobSettings& s, const JobShape& shape, std::uint32_t gpus) {
-  PolicySettings p;
-  p.partitions = shape.partitions;
-  p.partition_host_bytes = shape.partition_host_bytes();
   const std::uint64_t fixed = fixed_host_bytes(s, shape, gpus);
-  p.host_budget_bytes = s.host_budget_bytes > fixed ? s.host_budget_bytes - fixed : 0;
-  p.partitions_in_flight_max = s.partitions_in_flight;
-  p.staging = s.staging.value_or(Staging::pageable);
-  p.pool_slabs = s.pool_slabs;
-  p.pool_layout = s.pool_layout;
-  p.gpus = gpus;
-  p.workers_per_gpu = s.workers_per_gpu;
-  p.retry_limit = s.retry_limit;
-  return p;
+  return {.partitions = shape.partitions,
+          .partition_host_bytes = shape.partition_host_bytes(),
+          .host_budget_bytes = s.host_budget_bytes > fixed ? s.host_budget_bytes - fixed : 0,
+          .partitions_in_flight_max = s.partitions_in_flight,
+          .staging = s.staging.value_or(Staging::pageable),
+          .pool_slabs = s.pool_slabs,
+          .pool_layout = s.pool_layout,
+          .gpus = gpus,
+          .workers_per_gpu = s.workers_per_gpu,
+          .retry_limit = s.retry_limit};
 }
 
 DevicePlan fit_device_memory(JobSettings& s, const DeviceFootprint& footprint, std::uint32_t partitions_per_gpu) {

@@ -1,5 +1,7 @@
 #include "runtime/logical_runtime.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "util/splitmix64.hpp"
@@ -110,17 +112,13 @@ void LogicalRuntime::run(std::vector<std::function<void()>> actors, std::vector<
   for (auto& actor : actors_) actor->thread = std::thread([this, a = actor.get()] { main_of(*a); });
 
   auto actors_alive = [&] {
-    for (const auto& actor : actors_)
-      if (!actor->daemon && !actor->ended) return true;
-    return false;
+    return std::ranges::count_if(actors_, [](const auto& actor) { return !actor->daemon && !actor->ended; });
   };
   std::string deadlock;
-  while (actors_alive()) {
+  while (actors_alive() > 0) {
     if (ready_.empty()) {
       if (sleepers_.empty()) {
-        std::size_t waiting = 0;
-        for (const auto& actor : actors_) waiting += !actor->daemon && !actor->ended;
-        deadlock = fmt::format("logical runtime: {} actor(s) wait at t = {} s and nothing can wake them", waiting, now_s_);
+        deadlock = fmt::format("logical runtime: {} actor(s) wait at t = {} s and nothing can wake them", actors_alive(), now_s_);
         break;
       }
       wake_earliest_sleepers();

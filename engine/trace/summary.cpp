@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <ranges>
 
 #include <fmt/format.h>
 
@@ -35,11 +36,7 @@ namespace {
 // with fewer than two completions or none apart.
 double steady_partitions_per_s(const std::map<std::pair<std::string, std::uint32_t>, double>& completed) {
   if (completed.size() < 2) return 0;
-  double first_done_s = std::numeric_limits<double>::infinity(), last_done_s = -first_done_s;
-  for (const auto& [partition, done_s] : completed) {
-    first_done_s = std::min(first_done_s, done_s);
-    last_done_s = std::max(last_done_s, done_s);
-  }
+  const auto [first_done_s, last_done_s] = std::ranges::minmax(completed | std::views::values);
   return last_done_s > first_done_s ? double(completed.size() - 1) / (last_done_s - first_done_s) : 0;
 }
 
@@ -49,11 +46,8 @@ std::map<std::string, double> gpu_utilization_by_gpu(
     std::map<std::string, std::vector<std::pair<double, double>>> compute_by_gpu) {
   std::map<std::string, double> utilization;
   for (auto& [gpu, intervals] : compute_by_gpu) {
-    double window_begin_s = intervals.front().first, window_end_s = intervals.front().second;
-    for (const auto& [start, end] : intervals) {
-      window_begin_s = std::min(window_begin_s, start);
-      window_end_s = std::max(window_end_s, end);
-    }
+    const double window_begin_s = std::ranges::min(intervals | std::views::keys);
+    const double window_end_s = std::ranges::max(intervals | std::views::values);
     if (window_end_s <= window_begin_s) continue;
     double busy_s = 0;
     for (const auto& [start, end] : interval_union(std::move(intervals))) busy_s += end - start;

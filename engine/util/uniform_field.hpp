@@ -2,7 +2,9 @@
 // by rejection sampling (words masked to the modulus's bit length, redrawn while >= the modulus).
 // Shared by the seeded Rng and by SecureRandom; the quality of the element is the source's.
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 
 namespace zk {
 
@@ -15,13 +17,9 @@ F uniform_field_element(NextU64&& next_u64) {
     uint64_t x[F::N];
     for (auto& limb : x) limb = next_u64();
     x[F::N - 1] &= (top_bits == 64) ? ~0ull : ((1ull << top_bits) - 1);
-    bool less = false;
-    for (int i = F::N - 1; i >= 0; --i)
-      if (x[i] != m[i]) {
-        less = x[i] < m[i];
-        break;
-      }
-    if (less) return F::from_canonical(x);
+    // x < m, limbs compared from the most significant down
+    if (std::lexicographical_compare(std::rbegin(x), std::rend(x), std::rbegin(m), std::rend(m)))
+      return F::from_canonical(x);
   }
 }
 
