@@ -270,7 +270,6 @@ runtime::PipelineSettings pipeline_settings(const policy::PolicySettings& policy
           .source = trace::Source::measured};
 }
 
-// The pipeline's outcome in the report.
 // What the run did: its outcomes, its trace and summary, the high-water marks of its pool and budget.
 void fill(JobReport& report, EnginePipeline& pipeline, const PinnedPool* pool, const MemoryBudget& budget) {
   const auto& counters = pipeline.policy().counters();
@@ -333,8 +332,8 @@ void say_fixed_bases(const policy::DeviceFootprint& footprint, const policy::Dev
   std::vector<std::string> built, left;
   for (const policy::FixedBaseOption& option : footprint.fixed_bases) {
     const std::string text = fmt::format("{} ({}, ~{:.1f} s to build, ~{:.0f} ms saved a partition)",
-                                         policy::key_array_name(option.array),
-                                         format_bytes(double(option.table_bytes)), option.build_s, 1e3 * option.saving_s);
+                                         policy::key_array_name(option.array), format_bytes(option.table_bytes),
+                                         option.build_s, 1e3 * option.saving_s);
     (std::ranges::find(plan.fixed_bases, option.array) != plan.fixed_bases.end() ? built : left).push_back(text);
   }
   if (!built.empty()) say(options.log, "engine: fixed-base tables on each GPU: {}\n", fmt::join(built, ", "));
@@ -356,10 +355,9 @@ void fit_devices(Settings& settings, const Settings& requested, const JobSizes& 
   const uint64_t device_free = settings.backend == "fake" ? settings.fake.device_memory_bytes : cuda_free_device_bytes(settings.gpus);
   const policy::DevicePlan plan = fit_device_memory(settings, requested, sizes, report.machine, footprint, device_free);
   say(options.log, "engine: device memory per GPU: {} of a budget of {} (key {} {}, shared {}, {} worker(s) x {})\n",
-      format_bytes(double(plan.bytes)), settings.device_budget_bytes ? format_bytes(double(settings.device_budget_bytes)) : "(none)",
-      format_bytes(double(footprint.key_bytes)), plan.key_on_device ? "on the device" : "streamed from pinned host memory",
-      format_bytes(double(footprint.shared_bytes)), plan.workers_per_gpu,
-      format_bytes(double(policy::per_worker_bytes(footprint, plan.key_on_device))));
+      format_bytes(plan.bytes), settings.device_budget_bytes ? format_bytes(settings.device_budget_bytes) : "(none)",
+      format_bytes(footprint.key_bytes), plan.key_on_device ? "on the device" : "streamed from pinned host memory",
+      format_bytes(footprint.shared_bytes), plan.workers_per_gpu, format_bytes(policy::per_worker_bytes(footprint, plan.key_on_device)));
   if (!plan.change.empty()) say(options.log, "engine: warning: {}\nengine: {}\n", plan.change, describe(settings));
   say_fixed_bases(footprint, plan, settings, sizes, options);
   report.device_bytes_planned = plan.bytes;
@@ -402,18 +400,19 @@ std::vector<std::unique_ptr<HostRegistration>> page_lock_key(const groth16::Prov
   return registrations;
 }
 
-// The pinned pools of pinned staging, in `pool`; where pinning is refused outright, staging falls
-// back to pageable memory (settings.staging).
-void allocate_pool(std::optional<PinnedPool>& pool, Settings& settings, const Job& job, uint32_t pools,
-                   MemoryBudget& budget, zkpipe::faults::FaultInjector* faults, JobReport& report,
-                   const RunOptions& options) {
-  pool.emplace(pools * settings.pool_slabs, job.abc_bytes(), budget, faults && faults->pinned_allocation_fails(), pools);
+// The pinned pools of pinned staging; where pinning is refused outright, staging falls back to
+// pageable memory (settings.staging).
+std::unique_ptr<PinnedPool> allocate_pool(Settings& settings, const Job& job, uint32_t pools, MemoryBudget& budget,
+                                          zkpipe::faults::FaultInjector* faults, JobReport& report,
+                                          const RunOptions& options) {
+  auto pool = std::make_unique<PinnedPool>(pools * settings.pool_slabs, job.abc_bytes(), budget,
+                                           faults && faults->pinned_allocation_fails(), pools);
   report.pool_allocation_s = pool->allocation_seconds();
   switch (pool->memory()) {
     case PinnedPool::Memory::pinned:
       report.staging_memory = "pinned";
       say(options.log, "engine: pinned pool{} of {} slabs ({}) allocated in {:.2f} s\n", pools > 1 ? "s, one per GPU," : "",
-          pool->slabs(), format_bytes(double(pool->slabs() * job.abc_bytes())), pool->allocation_seconds());
+          pool->slabs(), format_bytes(pool->slabs() * job.abc_bytes()), pool->allocation_seconds());
       break;
     case PinnedPool::Memory::pageable:
       say(options.log, "engine: note: {}: the pool's {} slabs are pageable memory (pageable fallback)\n",
@@ -425,6 +424,7 @@ void allocate_pool(std::optional<PinnedPool>& pool, Settings& settings, const Jo
       settings.staging = Staging::pageable;
       break;
   }
+  return pool;
 }
 
 }  // namespace
@@ -437,16 +437,16 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
   const JobSizes sizes = job_sizes(job);
   Settings settings = resolve_settings(requested, sizes, report.machine);
   say(options.log, "engine: {} partition(s) of {} ({} constraints, domain 2^{}; a/b/c {} + witness {} per partition)\n",
-        job.partitions, job.name, job.pk->num_constraints, job.pk->lg_domain, format_bytes(double(job.abc_bytes())),
-        format_bytes(double(job.witness_bytes())));
+      job.partitions, job.name, job.pk->num_constraints, job.pk->lg_domain, format_bytes(job.abc_bytes()),
+      format_bytes(job.witness_bytes()));
   say(options.log, "engine: {}\n", describe(settings));
 
   // The one fault source of a fault-injecting backend, shared by its workers and the pool's pinning.
-  std::optional<zkpipe::faults::FaultInjector> faults;
-  if (injects_faults(settings.backend)) faults.emplace(settings.fake.faults);
+  const auto faults = injects_faults(settings.backend) ? std::make_unique<zkpipe::faults::FaultInjector>(settings.fake.faults)
+                                                       : nullptr;
 
   if (uses_cuda(settings.backend)) use_cuda_device(0);
-  std::unique_ptr<groth16::ProverBackend> first_backend = make_worker_backend(settings, 0, 0, faults ? &*faults : nullptr);
+  std::unique_ptr<groth16::ProverBackend> first_backend = make_worker_backend(settings, 0, 0, faults.get());
   fit_devices(settings, requested, sizes, report, *first_backend, *job.pk, options);
 
   // The key and every worker's buffers, held all job long; the policy admits partitions against the
@@ -457,27 +457,26 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
       budget.reserve(policy::fixed_host_bytes(settings, shape, settings.gpus), "the proving key and the workers' buffers");
   const policy::PolicySettings& admission = report.admission = policy::policy_settings(settings, shape, settings.gpus);
   report.staging_memory = "pageable";
-  std::vector<Worker> workers =
-      make_workers(settings, *job.pk, report.fixed_bases, std::move(first_backend), faults ? &*faults : nullptr);
+  std::vector<Worker> workers = make_workers(settings, *job.pk, report.fixed_bases, std::move(first_backend), faults.get());
   const std::vector<std::unique_ptr<HostRegistration>> key_registrations = page_lock_key(*job.pk, settings, options);
-  std::optional<PinnedPool> pool;
-  if (*settings.staging == Staging::pinned)
-    allocate_pool(pool, settings, job, admission.pools(), budget, faults ? &*faults : nullptr, report, options);
-  std::tie(report.idle_h2d_gbps, report.idle_h2d_from) =
-      measure_idle_h2d(job, settings, pool ? &*pool : nullptr, budget, faults ? &*faults : nullptr);
+  const std::unique_ptr<PinnedPool> pool =
+      *settings.staging == Staging::pinned
+          ? allocate_pool(settings, job, admission.pools(), budget, faults.get(), report, options)
+          : nullptr;
+  std::tie(report.idle_h2d_gbps, report.idle_h2d_from) = measure_idle_h2d(job, settings, pool.get(), budget, faults.get());
   say(options.log, "engine: idle staging copy {:.2f} GB/s from {} memory (backend {})\n", report.idle_h2d_gbps,
       report.idle_h2d_from, settings.backend);
 
   const Job replayed = settings.stage_alone == StageAlone::gpu ? replay_first_partition(job) : Job{};
   const Job& proved = settings.stage_alone == StageAlone::gpu ? replayed : job;
-  EngineWork work(proved, settings, sink, options, budget, pool ? &*pool : nullptr, workers, origin);
+  EngineWork work(proved, settings, sink, options, budget, pool.get(), workers, origin);
   runtime::ThreadRuntime threads(origin);
   EnginePipeline pipeline(threads, work, pipeline_settings(admission, settings, options));
   if (pool && pool->memory() == PinnedPool::Memory::none) pipeline.pinned_allocation_failed();
   const auto start = Clock::now();
   pipeline.run();
   report.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
-  fill(report, pipeline, pool ? &*pool : nullptr, budget);
+  fill(report, pipeline, pool.get(), budget);
   report.settings = settings;
   if (faults) report.faults_injected = faults->injected();
   return report;
@@ -531,8 +530,8 @@ std::string format_report(const JobReport& report) {
       report.failed_attempts);
   text += fmt::format("engine: staging from {} memory; idle staging copy {:.2f} GB/s ({}); budget high-water {} of {}; slabs leased at most {}\n",
                       report.staging_memory, report.idle_h2d_gbps, report.idle_h2d_from,
-                      format_bytes(double(report.budget_reserved_max_bytes)),
-                      format_bytes(double(report.settings.host_budget_bytes)), report.pool_slabs_leased_max);
+                      format_bytes(report.budget_reserved_max_bytes), format_bytes(report.settings.host_budget_bytes),
+                      report.pool_slabs_leased_max);
   if (injects_faults(report.settings.backend))
     text += fmt::format("engine: {} faults injected {} ({}; fault seed {})\n",
                         report.settings.backend == "fake" ? "fake device" : report.settings.backend,

@@ -13,8 +13,8 @@ MemoryBudget::Reservation MemoryBudget::reserve(uint64_t bytes, std::string_view
   if (bytes > total_bytes_ - reserved_bytes_)
     fail("{} needs {} of host memory but the budget has {} left ({} of {} reserved): raise --budget "
          "or lower the setting that sizes it",
-         what, format_bytes(double(bytes)), format_bytes(double(total_bytes_ - reserved_bytes_)),
-         format_bytes(double(reserved_bytes_)), format_bytes(double(total_bytes_)));
+         what, format_bytes(bytes), format_bytes(total_bytes_ - reserved_bytes_), format_bytes(reserved_bytes_),
+         format_bytes(total_bytes_));
   reserved_bytes_ += bytes;
   reserved_bytes_max_ = std::max(reserved_bytes_max_, reserved_bytes_);
   return Reservation(this, bytes);

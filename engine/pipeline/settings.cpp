@@ -107,8 +107,8 @@ std::string describe(const Settings& s) {
       s.pool_slabs ? fmt::format(" ({} pinned slabs{})", s.pool_slabs,
                                  s.pool_layout == PoolLayout::per_gpu ? " per GPU" : "")
                    : std::string(),
-      format_bytes(double(s.host_budget_bytes)),
-      s.device_budget_bytes ? fmt::format(", device budget {} per GPU", format_bytes(double(s.device_budget_bytes))) : std::string(),
+      format_bytes(s.host_budget_bytes),
+      s.device_budget_bytes ? fmt::format(", device budget {} per GPU", format_bytes(s.device_budget_bytes)) : std::string(),
       gpu ? fmt::format(", SRS on {}, fixed-base tables {}", srs_residency_name(s.srs_residency),
                         zk::name_of(zkpipe::policy::fixed_base_tables_names, s.fixed_bases))
           : std::string(),

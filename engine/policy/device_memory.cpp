@@ -40,22 +40,22 @@ DevicePlan plan_device_memory(const DeviceFootprint& f, std::uint64_t budget, st
     plan.workers_per_gpu = workers_fitting(f, budget, asked, false);
     plan.change = fmt::format("the key's points ({}) and one worker do not fit the device budget of {}: the points "
                               "stream from pinned host memory",
-                              format_bytes(double(f.key_bytes)), format_bytes(double(budget)));
+                              format_bytes(f.key_bytes), format_bytes(budget));
   }
   if (plan.workers_per_gpu == 0)
     throw std::invalid_argument(fmt::format(
         "the device budget of {} cannot hold one worker even with the key's points streamed from the host: the "
         "kernels' workspaces take {} and a worker {} (its buffers {} + base chunks {}); the key's points would take {} "
         "more on the device: raise the device budget or prove a smaller circuit",
-        format_bytes(double(budget)), format_bytes(double(f.shared_bytes)),
-        format_bytes(double(per_worker_bytes(f, false))), format_bytes(double(f.worker_bytes)),
-        format_bytes(double(f.streaming_bytes)), format_bytes(double(f.key_bytes))));
+        format_bytes(budget), format_bytes(f.shared_bytes),
+        format_bytes(per_worker_bytes(f, false)), format_bytes(f.worker_bytes),
+        format_bytes(f.streaming_bytes), format_bytes(f.key_bytes)));
   if (plan.workers_per_gpu < asked) {
     if (!plan.change.empty()) plan.change += "; ";
     plan.change += fmt::format("{} of the {} workers asked for fit the device budget of {} ({} each beside {} shared)",
-                               plan.workers_per_gpu, asked, format_bytes(double(budget)),
-                               format_bytes(double(per_worker_bytes(f, plan.key_on_device))),
-                               format_bytes(double(device_bytes(f, 0, plan.key_on_device))));
+                               plan.workers_per_gpu, asked, format_bytes(budget),
+                               format_bytes(per_worker_bytes(f, plan.key_on_device)),
+                               format_bytes(device_bytes(f, 0, plan.key_on_device)));
   }
   plan.bytes = device_bytes(f, plan.workers_per_gpu, plan.key_on_device);
   return plan;

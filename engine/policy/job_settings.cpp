@@ -50,8 +50,8 @@ JobSettings resolve_job_settings(JobSettings s, const JobShape& shape, const Hos
     throw std::invalid_argument(fmt::format(
         "the host memory budget of {} cannot hold the proving key and workers' buffers ({}) and one partition ({}): "
         "raise the budget ({}), or use fewer workers ({})",
-        format_bytes(double(s.host_budget_bytes)), format_bytes(double(fixed)),
-        format_bytes(double(shape.partition_host_bytes())), names.host_budget, names.workers));
+        format_bytes(s.host_budget_bytes), format_bytes(fixed), format_bytes(shape.partition_host_bytes()), names.host_budget,
+        names.workers));
   const std::uint64_t partitions_fitting = (s.host_budget_bytes - fixed) / shape.partition_host_bytes();
   if (*s.staging == Staging::pageable) {
     s.pool_slabs = 0;
@@ -64,7 +64,7 @@ JobSettings resolve_job_settings(JobSettings s, const JobShape& shape, const Hos
         "{} {}{}: the budget of {} holds {} partitions next to the key and workers' buffers; raise the budget ({}) "
         "or lower {}{}",
         names.pool_slabs, s.pool_slabs, pools > 1 ? fmt::format(" per GPU x {} GPUs", pools) : std::string(),
-        format_bytes(double(s.host_budget_bytes)), partitions_fitting, names.host_budget, names.pool_slabs,
+        format_bytes(s.host_budget_bytes), partitions_fitting, names.host_budget, names.pool_slabs,
         pools > 1 ? fmt::format(" (or use {})", names.per_host_pools) : std::string()));
   return s;
 }
