@@ -14,8 +14,8 @@ namespace zkpipe::faults {
 namespace {
 
 // The decision, counted where it is a fault.
-bool counted(bool fault, std::atomic<std::uint64_t>& count) {
-  if (fault) ++count;
+bool counted(bool fault, std::uint64_t& count) {
+  if (fault) std::atomic_ref(count).fetch_add(1);
   return fault;
 }
 
@@ -83,47 +83,44 @@ double FaultInjector::draw(Site site, std::uint64_t first, std::uint64_t second,
 
 bool FaultInjector::pinned_allocation_fails() {
   return counted(draw(pinned_allocation_site, 0, 0, 0) < options_.pinned_allocation_failure_probability,
-                 pinned_allocation_failures_);
+                 counts_.pinned_allocation_failures);
 }
 
 TransferFault FaultInjector::transfer_fault(policy::PartitionId partition, std::uint32_t attempt) {
   const double u = draw(transfer_site, partition, attempt, 0);
-  if (u < options_.stalled_transfer_probability) {
-    ++stalled_transfers_;
-    return TransferFault::stalled;
-  }
-  if (u < options_.stalled_transfer_probability + options_.slow_transfer_probability) {
-    ++slow_transfers_;
+  if (counted(u < options_.stalled_transfer_probability, counts_.stalled_transfers)) return TransferFault::stalled;
+  if (counted(u < options_.stalled_transfer_probability + options_.slow_transfer_probability, counts_.slow_transfers))
     return TransferFault::slow;
-  }
   return TransferFault::none;
 }
 
 bool FaultInjector::gpu_error(policy::PartitionId partition, std::uint32_t attempt) {
-  return counted(draw(gpu_error_site, partition, attempt, 0) < options_.gpu_error_probability, gpu_errors_);
+  return counted(draw(gpu_error_site, partition, attempt, 0) < options_.gpu_error_probability, counts_.gpu_errors);
 }
 
 bool FaultInjector::worker_dies(policy::WorkerId worker, policy::PartitionId partition, std::uint32_t attempt) {
-  return counted(draw(worker_death_site, worker, partition, attempt) < options_.worker_death_probability, worker_deaths_);
+  return counted(draw(worker_death_site, worker, partition, attempt) < options_.worker_death_probability,
+                 counts_.worker_deaths);
 }
 
 bool FaultInjector::wrong_result(policy::PartitionId partition, std::uint32_t attempt) {
-  return counted(draw(wrong_result_site, partition, attempt, 0) < options_.wrong_result_probability, wrong_results_);
+  return counted(draw(wrong_result_site, partition, attempt, 0) < options_.wrong_result_probability, counts_.wrong_results);
 }
 
 bool FaultInjector::device_allocation_fails(policy::PartitionId partition, std::uint32_t attempt) {
   return counted(draw(device_allocation_site, partition, attempt, 0) < options_.device_allocation_failure_probability,
-                 device_allocation_failures_);
+                 counts_.device_allocation_failures);
 }
 
 bool FaultInjector::device_resets(policy::WorkerId worker, policy::PartitionId partition, std::uint32_t attempt) {
-  return counted(draw(device_reset_site, worker, partition, attempt) < options_.device_reset_probability, device_resets_);
+  return counted(draw(device_reset_site, worker, partition, attempt) < options_.device_reset_probability,
+                 counts_.device_resets);
 }
 
 FaultCounts FaultInjector::injected() const {
-  return {gpu_errors_.load(),    pinned_allocation_failures_.load(), slow_transfers_.load(),
-          stalled_transfers_.load(), worker_deaths_.load(), wrong_results_.load(),
-          device_allocation_failures_.load(), device_resets_.load()};
+  FaultCounts counts;
+  for (const auto& [name, count] : count_fields) counts.*count = std::atomic_ref(counts_.*count).load();
+  return counts;
 }
 
 }  // namespace zkpipe::faults

@@ -104,6 +104,8 @@ FaultCounts parse_fault_counts(const std::string& text);
 class FaultInjector {
  public:
   explicit FaultInjector(const FaultOptions& options);
+  FaultInjector(const FaultInjector&) = delete;  // one per job: its counts are the job's
+  FaultInjector& operator=(const FaultInjector&) = delete;
 
   bool pinned_allocation_fails();
   TransferFault transfer_fault(policy::PartitionId partition, std::uint32_t attempt);
@@ -131,14 +133,7 @@ class FaultInjector {
   double draw(Site site, std::uint64_t first, std::uint64_t second, std::uint64_t third) const;
 
   FaultOptions options_;
-  std::atomic<std::uint64_t> gpu_errors_{0};
-  std::atomic<std::uint64_t> pinned_allocation_failures_{0};
-  std::atomic<std::uint64_t> slow_transfers_{0};
-  std::atomic<std::uint64_t> stalled_transfers_{0};
-  std::atomic<std::uint64_t> worker_deaths_{0};
-  std::atomic<std::uint64_t> wrong_results_{0};
-  std::atomic<std::uint64_t> device_allocation_failures_{0};
-  std::atomic<std::uint64_t> device_resets_{0};
+  mutable FaultCounts counts_;  // each count read and written through a std::atomic_ref
 };
 
 }  // namespace zkpipe::faults
