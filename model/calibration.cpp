@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <set>
 #include <sstream>
 
@@ -55,13 +56,15 @@ H2dPathCost path_cost(const FitReport& report) {
   return {report.coefficients[0], report.coefficients[1], report.coefficients[2]};
 }
 
-// Time-weighted number of synthesis spans of `run` active during [start_s, end_s].
+// The synthesis spans of a run active at `time_s`.
+std::uint32_t synthesizing_at(const std::vector<const trace::Span*>& synth_spans, double time_s) {
+  return std::uint32_t(std::ranges::count_if(
+      synth_spans, [&](const trace::Span* span) { return span->start_s <= time_s && time_s < span->end_s; }));
+}
+
+// Time-weighted number of synthesis spans of a run active during [start_s, end_s].
 double mean_synthesizing(const std::vector<const trace::Span*>& synth_spans, double start_s, double end_s) {
-  if (end_s <= start_s) {
-    double active = 0;
-    for (const trace::Span* span : synth_spans) active += span->start_s <= start_s && start_s < span->end_s;
-    return active;
-  }
+  if (end_s <= start_s) return synthesizing_at(synth_spans, start_s);
   double overlap_s = 0;
   for (const trace::Span* span : synth_spans)
     overlap_s += std::max(0.0, std::min(end_s, span->end_s) - std::max(start_s, span->start_s));
@@ -77,19 +80,15 @@ double mean_inverse_cores(const std::vector<const trace::Span*>& synth_spans, co
     return 1.0 / double(synthesis_cores_each(rule, cores, threads, synthesizing));
   };
   if (rule == SynthesisCoreShare::threads || span.end_s <= span.start_s)
-    return inverse(std::uint32_t(std::llround(mean_synthesizing(synth_spans, span.start_s, span.start_s))));
+    return inverse(synthesizing_at(synth_spans, span.start_s));
   std::vector<double> edges{span.start_s, span.end_s};
   for (const trace::Span* other : synth_spans)
     for (double edge : {other->start_s, other->end_s})
       if (span.start_s < edge && edge < span.end_s) edges.push_back(edge);
   std::ranges::sort(edges);
   double weighted = 0;
-  for (std::size_t i = 0; i + 1 < edges.size(); ++i) {
-    const double middle_s = (edges[i] + edges[i + 1]) / 2;
-    const auto synthesizing = std::uint32_t(std::ranges::count_if(
-        synth_spans, [&](const trace::Span* other) { return other->start_s <= middle_s && middle_s < other->end_s; }));
-    weighted += (edges[i + 1] - edges[i]) * inverse(synthesizing);
-  }
+  for (std::size_t i = 0; i + 1 < edges.size(); ++i)
+    weighted += (edges[i + 1] - edges[i]) * inverse(synthesizing_at(synth_spans, (edges[i] + edges[i + 1]) / 2));
   return weighted / (span.end_s - span.start_s);
 }
 
@@ -175,15 +174,6 @@ struct StreamedKernel {
   std::vector<double> chunk_bytes, copy_s;
 };
 
-// The itemless copies (key chunks, witness uploads) of each partition.
-std::map<std::pair<std::string, std::uint32_t>, std::vector<const trace::Span*>> itemless_copies(const trace::Trace& spans) {
-  std::map<std::pair<std::string, std::uint32_t>, std::vector<const trace::Span*>> copies;
-  for (const trace::Span& span : spans)
-    if (span.phase == trace::Phase::h2d && span.items == 0 && span.bytes > 0)
-      copies[{span.run, span.partition}].push_back(&span);
-  return copies;
-}
-
 StreamedKernel streamed_kernel(const trace::Span& kernel, const std::vector<const trace::Span*>& copies) {
   StreamedKernel streamed{kernel.items, kernel.duration_s(), {}, {}};
   std::vector<const trace::Span*> chunks;
@@ -201,8 +191,7 @@ StreamedKernel streamed_kernel(const trace::Span& kernel, const std::vector<cons
 // seconds `kernel_s` shared among its chunks by bytes (by points: a kernel's chunks are of one
 // curve), each chunk costing chunk_s more.
 double modelled_duration_s(const StreamedKernel& kernel, double kernel_s, double chunk_s) {
-  double bytes = 0;
-  for (double chunk : kernel.chunk_bytes) bytes += chunk;
+  const double bytes = std::accumulate(kernel.chunk_bytes.begin(), kernel.chunk_bytes.end(), 0.0);
   std::vector<double> work_s;
   for (double chunk : kernel.chunk_bytes) work_s.push_back(kernel_s * chunk / bytes + chunk_s);
   return streamed_kernel_s(work_s, kernel.copy_s);
@@ -222,8 +211,9 @@ double solve_increasing(F&& f, double target, double lo, double hi) {
 // A GPU phase's cost fitted from (million items, seconds): items that vary by less than 10 % (one
 // circuit at one size: partitions differ by a few scalars) do not identify a slope, only noise: a
 // constant is fitted. More items never cost less: a negative slope is refitted as a constant too.
-FitReport fit_phase_cost(trace::Phase phase, const std::string& note, std::vector<double> mitems,
-                         std::vector<double> seconds) {
+// The cost goes into `fit`, with its report.
+void fit_phase_cost(trace::Phase phase, const std::string& note, std::vector<double> mitems, std::vector<double> seconds,
+                    CalibrationFit& fit) {
   const auto [fewest, most] = std::ranges::minmax(mitems);
   const bool spread = most - fewest >= 0.1 * std::abs(most);
   FitReport report = fit_polynomial(
@@ -234,7 +224,8 @@ FitReport fit_phase_cost(trace::Phase phase, const std::string& note, std::vecto
         fmt::format("gpu_phase_cost.{} (negative slope refitted as a constant){}", trace::phase_name(phase), note),
         "mitems", "seconds", std::move(mitems), std::move(seconds), 0);
   report.coefficients.resize(2, 0.0);
-  return report;
+  fit.gpu_phase_cost[phase] = {report.coefficients[0], report.coefficients[1], std::nullopt};
+  fit.reports.push_back(std::move(report));
 }
 
 }  // namespace
@@ -360,7 +351,7 @@ void gather_evidence(const std::filesystem::path& trace_csv, TraceEvidence& evid
   const std::uint32_t cores = sidecar.machine.cores.value_or(1);
   const std::uint32_t threads = std::max(1u, sidecar.settings.job.synthesis_threads);
   const bool streams_key = sidecar.settings.job.srs_residency == policy::SrsResidency::pinned_host;
-  const auto copies = itemless_copies(spans);
+  const auto copies = copies_by_partition(spans, true);
   const auto waited = pinned ? std::map<const trace::Span*, double>{} : kernels_that_waited_for_copies(spans);
   for (double idle_s : compute_section_idle_s(spans)) evidence.section_idle_s.push_back(idle_s);
   for (double gap_s : witness_split_s(spans)) evidence.split_s.push_back(gap_s);
@@ -405,12 +396,8 @@ std::string left_out_note(const TraceEvidence& evidence, trace::Phase phase) {
 }
 
 void fit_gpu_phases(TraceEvidence& evidence, CalibrationFit& fit) {
-  for (auto& [phase, points] : evidence.phase_points) {
-    FitReport report =
-        fit_phase_cost(phase, left_out_note(evidence, phase), std::move(points.first), std::move(points.second));
-    fit.gpu_phase_cost[phase] = {report.coefficients[0], report.coefficients[1], std::nullopt};
-    fit.reports.push_back(std::move(report));
-  }
+  for (auto& [phase, points] : evidence.phase_points)
+    fit_phase_cost(phase, left_out_note(evidence, phase), std::move(points.first), std::move(points.second), fit);
 }
 
 // The one per-chunk cost at which kernels over a streamed key, run through the model's timeline
@@ -457,13 +444,10 @@ void fit_streamed_kernels(const TraceEvidence& evidence, CalibrationFit& fit) {
       seconds.push_back(solve_increasing([&](double kernel_s) { return modelled_duration_s(kernel, kernel_s, chunk_s); },
                                          kernel.duration_s, 0, kernel.duration_s));
     }
-    FitReport report = fit_phase_cost(
-        phase,
-        fmt::format(" (over a streamed key, its chunks at the default {} s each){}", default_stream_chunk_s(phase),
-                    left_out_note(evidence, phase)),
-        std::move(mitems), std::move(seconds));
-    fit.gpu_phase_cost[phase] = {report.coefficients[0], report.coefficients[1], std::nullopt};
-    fit.reports.push_back(std::move(report));
+    fit_phase_cost(phase,
+                   fmt::format(" (over a streamed key, its chunks at the default {} s each){}", chunk_s,
+                               left_out_note(evidence, phase)),
+                   std::move(mitems), std::move(seconds), fit);
   }
   for (const auto& [phase, spans] : evidence.untraced_streams)
     if (!fit.gpu_phase_cost.contains(phase))
@@ -515,12 +499,9 @@ void fit_synthesis(const TraceEvidence& evidence, CalibrationFit& fit) {
       report.coefficients.size() > 1 ? report.coefficients[1] / report.coefficients[0] : 0.0;
   // How long each synthesis took relative to the fit, scaled to mean 1: the model draws from these.
   std::vector<double> factors;
-  double sum = 0;
-  for (std::size_t i = 0; i < report.y.size(); ++i) {
-    factors.push_back(report.y[i] / (report.y[i] - report.residuals[i]));
-    sum += factors.back();
-  }
-  for (double& factor : factors) factor /= sum / double(factors.size());
+  for (std::size_t i = 0; i < report.y.size(); ++i) factors.push_back(report.y[i] / (report.y[i] - report.residuals[i]));
+  const double mean = std::accumulate(factors.begin(), factors.end(), 0.0) / double(factors.size());
+  for (double& factor : factors) factor /= mean;
   fit.synth_time_factors = std::move(factors);
   fit.reports.push_back(std::move(report));
 }
@@ -535,11 +516,9 @@ void fit_h2d_paths(const TraceEvidence& evidence, CalibrationFit& fit) {
     for (int degree = 2; degree >= 0; --degree) {
       report = fit_polynomial(degree == 2 ? path : fmt::format("{} (degree {}: a higher one decreased)", path, degree),
                               "synthesizing_threads", "s_per_gb_above_link", points.first, points.second, degree);
-      const double c1 = report.coefficients.size() > 1 ? report.coefficients[1] : 0;
-      const double c2 = report.coefficients.size() > 2 ? report.coefficients[2] : 0;
-      if (c1 >= 0 && c1 + 2 * 256 * c2 >= 0) break;
+      report.coefficients.resize(3, 0.0);
+      if (const double c1 = report.coefficients[1], c2 = report.coefficients[2]; c1 >= 0 && c1 + 2 * 256 * c2 >= 0) break;
     }
-    report.coefficients.resize(3, 0.0);
     (pinned ? fit.h2d_pinned : fit.h2d_pageable) = path_cost(report);
     fit.reports.push_back(std::move(report));
   }
@@ -551,17 +530,14 @@ void fit_h2d_paths(const TraceEvidence& evidence, CalibrationFit& fit) {
 void fit_host_work(TraceEvidence& evidence, CalibrationFit& fit) {
   if (!evidence.assemble_s.empty()) fit.assemble_s = trace::upper_median(evidence.assemble_s);
   if (!evidence.verify_s.empty()) fit.verify_s = trace::upper_median(evidence.verify_s);
-  if (!evidence.section_idle_s.empty()) {
-    FitReport report =
-        median_report("cpu.compute_section_host_s", "idle_s_in_kernel_window", std::move(evidence.section_idle_s));
-    fit.compute_section_host_s = report.coefficients[0];
-    fit.reports.push_back(std::move(report));
-  }
-  if (!evidence.split_s.empty()) {
-    FitReport report = median_report("cpu.witness_split_s", "copy_end_to_first_kernel_s", std::move(evidence.split_s));
-    fit.witness_split_s = report.coefficients[0];
-    fit.reports.push_back(std::move(report));
-  }
+  auto reported_median = [&](std::optional<double>& value, const char* name, const char* y_name, std::vector<double>& y) {
+    if (y.empty()) return;
+    fit.reports.push_back(median_report(name, y_name, std::move(y)));
+    value = fit.reports.back().coefficients[0];
+  };
+  reported_median(fit.compute_section_host_s, "cpu.compute_section_host_s", "idle_s_in_kernel_window",
+                  evidence.section_idle_s);
+  reported_median(fit.witness_split_s, "cpu.witness_split_s", "copy_end_to_first_kernel_s", evidence.split_s);
   if (evidence.assembly.assemblies > 0) fit.assemble_in_compute_section = evidence.assembly.overlapped == 0;
 }
 
@@ -674,7 +650,7 @@ std::string h2d_prediction_table(const CalibrationFit& fit, double link_gbps, in
     for (const H2dBenchmarkRow& row : measured)
       if (row.thrash_threads == threads && (row.mode != "pageable") == pinned)
         cells += fmt::format("{}{:.2f} ({})", cells.empty() ? "" : ", ", row.h2d_gbps, row.mode);
-    return cells.empty() ? std::string("") : cells;
+    return cells;
   };
   std::string table = fmt::format(
       "| loading threads | predicted pinned GB/s | predicted pageable GB/s | measured pinned | measured pageable |\n"

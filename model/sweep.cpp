@@ -37,12 +37,9 @@ SweepTable run_sweep(const std::vector<SweepPoint>& points, std::size_t parallel
         const auto metrics = trace::summary_metrics(trace::summarize(result.spans));
         std::string figures;
         for (const std::string& name : sweep_metric_names()) {
-          if (name == "activities") {
-            figures += fmt::format("{}\n", result.activities);
-            continue;
-          }
           const auto found = std::ranges::find(metrics, name, &std::pair<std::string, double>::first);
-          figures += fmt::format("{:.9g}\n", found == metrics.end() ? 0.0 : found->second);
+          figures += name == "activities" ? fmt::format("{}\n", result.activities)  // a count: every digit
+                                          : fmt::format("{:.9g}\n", found == metrics.end() ? 0.0 : found->second);
         }
         return figures;
       },
@@ -51,11 +48,7 @@ SweepTable run_sweep(const std::vector<SweepPoint>& points, std::size_t parallel
     std::vector<std::string> row;
     for (const auto& [key, value] : points[index].settings) row.push_back(value);
     std::istringstream figures(outputs[index]);
-    for (std::size_t metric = 0; metric < sweep_metric_names().size(); ++metric) {
-      std::string figure;
-      std::getline(figures, figure);
-      row.push_back(figure);
-    }
+    for (std::string figure; std::getline(figures, figure);) row.push_back(std::move(figure));
     table.rows.push_back(std::move(row));
   }
   return table;

@@ -13,7 +13,6 @@ namespace zkpipe::model {
 namespace {
 
 using trace::Phase;
-using PartitionKey = std::pair<std::string, std::uint32_t>;  // run, partition
 
 // One worker's kernels for one attempt at a partition, in start order: an attempt begins again
 // where one of its kernels repeats (batch_add aside: it runs once per MSM).
@@ -36,22 +35,11 @@ std::map<PartitionKey, std::uint64_t> constraints_by_partition(const trace::Trac
   return constraints;
 }
 
-// Per partition, its host-to-device copies, in trace order.
-std::map<PartitionKey, std::vector<const trace::Span*>> copies_by_partition(const trace::Trace& spans) {
-  std::map<PartitionKey, std::vector<const trace::Span*>> copies;
-  for (const trace::Span& span : spans)
-    if (span.phase == Phase::h2d) copies[{span.run, span.partition}].push_back(&span);
-  return copies;
-}
-
-// The last of a partition's `copies` (only those without items where `itemless`) that ends before
-// `kernel` starts; null when none does.
-const trace::Span* last_copy_before(const std::vector<const trace::Span*>& copies, const trace::Span& kernel, bool itemless) {
+// The last of a partition's `copies` that ends before `kernel` starts; null when none does.
+const trace::Span* last_copy_before(const std::vector<const trace::Span*>& copies, const trace::Span& kernel) {
   const trace::Span* last = nullptr;
   for (const trace::Span* copy : copies)
-    if ((!itemless || (copy->items == 0 && copy->bytes > 0)) && copy->end_s <= kernel.start_s &&
-        (!last || copy->end_s > last->end_s))
-      last = copy;
+    if (copy->end_s <= kernel.start_s && (!last || copy->end_s > last->end_s)) last = copy;
   return last;
 }
 
@@ -85,6 +73,14 @@ std::vector<Attempt> gpu_attempts(const trace::Trace& spans) {
 }
 
 }  // namespace
+
+std::map<PartitionKey, std::vector<const trace::Span*>> copies_by_partition(const trace::Trace& spans, bool itemless_only) {
+  std::map<PartitionKey, std::vector<const trace::Span*>> copies;
+  for (const trace::Span& span : spans)
+    if (span.phase == Phase::h2d && (!itemless_only || (span.items == 0 && span.bytes > 0)))
+      copies[{span.run, span.partition}].push_back(&span);
+  return copies;
+}
 
 std::vector<double> compute_section_idle_s(const trace::Trace& spans) {
   std::vector<double> idle;
@@ -128,7 +124,7 @@ std::vector<double> witness_split_s(const trace::Trace& spans) {
   for (const Attempt& attempt : attempts) {
     const trace::Span& first = spans[attempt.spans.front()];
     const PartitionKey partition{first.run, first.partition};
-    const trace::Span* copy = last_copy_before(copies[partition], first, false);
+    const trace::Span* copy = last_copy_before(copies[partition], first);
     if (!copy) continue;
     const auto& holdings = holdings_by_gpu[{first.run, trace::gpu_of_resource(first.resource)}];
     const bool gpu_was_free = std::ranges::none_of(holdings, [&](const Holding& other) {
@@ -142,14 +138,14 @@ std::vector<double> witness_split_s(const trace::Trace& spans) {
 std::optional<WorkloadShape> measured_shape(const trace::Trace& measured, std::uint64_t variables,
                                            std::uint32_t public_inputs) {
   const auto constraints = constraints_by_partition(measured);
-  auto copies = copies_by_partition(measured);
+  auto copies = copies_by_partition(measured, true);
   std::vector<std::uint64_t> sizes, witness_uploads, public_ones, public_zeros;
   std::vector<double> one_shares, zero_shares;
   for (const Attempt& attempt : gpu_attempts(measured)) {
     const trace::Span& first = measured[attempt.spans.front()];
     // The witness upload: its partition's last itemless copy before its first kernel (a streamed
     // key's chunks, itemless too, cross the link inside the kernels; version 1 traces have none).
-    if (const trace::Span* upload = last_copy_before(copies[{first.run, first.partition}], first, true))
+    if (const trace::Span* upload = last_copy_before(copies[{first.run, first.partition}], first))
       witness_uploads.push_back(upload->bytes);
     const auto size = constraints.find({first.run, first.partition});
     if (!attempt.has_msm_a || size == constraints.end()) continue;

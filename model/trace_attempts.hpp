@@ -26,7 +26,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "trace/trace.hpp"
@@ -34,6 +37,11 @@
 namespace zkpipe::model {
 
 std::vector<double> compute_section_idle_s(const trace::Trace& spans);
+using PartitionKey = std::pair<std::string, std::uint32_t>;  // run, partition
+// Per partition, its host-to-device copies in trace order; `itemless_only`: only those that moved
+// no a/b/c (a streamed key's chunks, the witness's upload).
+std::map<PartitionKey, std::vector<const trace::Span*>> copies_by_partition(const trace::Trace& spans,
+                                                                           bool itemless_only = false);
 std::vector<double> witness_split_s(const trace::Trace& spans);
 
 struct WorkloadShape {

@@ -18,7 +18,6 @@ PinnedPool::PinnedPool(uint32_t slabs, uint64_t slab_bytes, MemoryBudget& budget
   auto start = std::chrono::steady_clock::now();
   if (refuse_pinning) {
     memory_ = Memory::none;
-    reservation_ = {};
     fallback_reason_ = "the fake device refused to pin host memory (an injected pinned allocation failure)";
     // Where pinning is possible, CUDA itself refuses: a slab's cudaHostAlloc asks for 1 PiB.
     if (std::string why; HostBlock::pinning_available() && !HostBlock::try_pinned(size_t{1} << 50, why))
@@ -27,16 +26,15 @@ PinnedPool::PinnedPool(uint32_t slabs, uint64_t slab_bytes, MemoryBudget& budget
     memory_ = Memory::pageable;
     for (uint32_t slab = 0; slab < slabs; ++slab) slabs_.push_back(HostBlock::pageable(slab_bytes));
   } else {
-    for (uint32_t slab = 0; slab < slabs; ++slab) {
+    while (slabs_.size() < slabs && memory_ != Memory::none) {
       auto block = HostBlock::try_pinned(slab_bytes, fallback_reason_);
-      if (!block) {
-        memory_ = Memory::none;  // all slabs or none: the policy stages one way for the whole job
-        slabs_.clear();
-        reservation_ = {};
-        break;
-      }
-      slabs_.push_back(std::move(*block));
+      if (block) slabs_.push_back(std::move(*block));
+      else memory_ = Memory::none;
     }
+  }
+  if (memory_ == Memory::none) {  // all slabs or none: the policy stages one way for the whole job
+    slabs_.clear();
+    reservation_ = {};
   }
   allocation_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   leased_.assign(slabs_.size(), false);
