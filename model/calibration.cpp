@@ -561,16 +561,9 @@ void merge_fit(CalibrationFit& into, CalibrationFit from) {
   };
   take(into.h2d_pinned, from.h2d_pinned);
   take(into.h2d_pageable, from.h2d_pageable);
-  take(into.synth_core_s_per_mconstraint, from.synth_core_s_per_mconstraint);
-  take(into.synth_slowdown_per_extra_thread, from.synth_slowdown_per_extra_thread);
   take(into.synth_time_factors, from.synth_time_factors);
-  take(into.synth_parallel_fraction, from.synth_parallel_fraction);
-  take(into.synth_memory_load_threads, from.synth_memory_load_threads);
-  take(into.assemble_s, from.assemble_s);
-  take(into.assemble_in_compute_section, from.assemble_in_compute_section);
-  take(into.compute_section_host_s, from.compute_section_host_s);
-  take(into.witness_split_s, from.witness_split_s);
-  take(into.verify_s, from.verify_s);
+  for_each_calibration_value([&](auto, auto, double, double, auto& target, auto& source) { take(target, source); }, into,
+                             from);
   for (auto& [phase, cost] : from.gpu_phase_cost) into.gpu_phase_cost[phase] = cost;
   for (FitReport& report : from.reports) into.reports.push_back(std::move(report));
 }
@@ -588,20 +581,16 @@ std::string calibration_toml(const CalibrationFit& fit, const std::string& prove
       h2d.insert(name, toml::table{{"overhead_s_per_gb", cost->overhead_s_per_gb},
                                    {"per_thread_s_per_gb", cost->per_thread_s_per_gb},
                                    {"per_thread_squared_s_per_gb", cost->per_thread_squared_s_per_gb}});
-  put(synthesis, "core_s_per_mconstraint", fit.synth_core_s_per_mconstraint);
-  put(synthesis, "slowdown_per_extra_thread", fit.synth_slowdown_per_extra_thread);
+  for_each_calibration_value(
+      [&](std::string_view table, const char* key, double, double, const auto& value) {
+        put(table == "cpu" ? cpu : synthesis, key, value);
+      },
+      fit);
   if (fit.synth_time_factors) {
     toml::array factors;
     for (double factor : *fit.synth_time_factors) factors.push_back(factor);
     synthesis.insert("time_factors", std::move(factors));
   }
-  put(synthesis, "parallel_fraction", fit.synth_parallel_fraction);
-  put(synthesis, "memory_load_threads", fit.synth_memory_load_threads);
-  put(cpu, "assemble_s", fit.assemble_s);
-  put(cpu, "assemble_in_compute_section", fit.assemble_in_compute_section);
-  put(cpu, "compute_section_host_s", fit.compute_section_host_s);
-  put(cpu, "witness_split_s", fit.witness_split_s);
-  put(cpu, "verify_s", fit.verify_s);
   for (const auto& [phase, cost] : fit.gpu_phase_cost) {
     toml::table table{{"fixed_s", cost.fixed_s}, {"per_mitem_s", cost.per_mitem_s}};
     put(table, "stream_chunk_s", cost.stream_chunk_s);

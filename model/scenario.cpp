@@ -215,11 +215,15 @@ Calibration read_calibration(TableReader& root, double link_gbps) {
   calibration.h2d_pageable = read_h2d_path(h2d.table("pageable"), link_gbps);
   h2d.reject_unknown_keys();
 
-  TableReader synthesis = root.table("synthesis");
-  calibration.synth_core_s_per_mconstraint = synthesis.required_number("core_s_per_mconstraint", 1e-9, 1e6);
-  calibration.synth_slowdown_per_extra_thread = synthesis.number("slowdown_per_extra_thread", 0, 0, 10);
-  calibration.synth_memory_load_threads = synthesis.number("memory_load_threads", 1, 0, 64);
-  calibration.synth_parallel_fraction = synthesis.number("parallel_fraction", 0, 0, 1);
+  TableReader synthesis = root.table("synthesis"), cpu = root.table("cpu");
+  // A value whose default lies outside its range (the synthesis cost) must be given.
+  for_each_calibration_value(
+      [&](std::string_view table, const char* key, double min, double max, auto& value) {
+        TableReader& reader = table == "cpu" ? cpu : synthesis;
+        if constexpr (std::is_same_v<std::decay_t<decltype(value)>, bool>) value = reader.boolean(key, value);
+        else value = value >= min ? reader.number(key, value, min, max) : reader.required_number(key, min, max);
+      },
+      calibration);
   if (const toml::array* factors = synthesis.array("time_factors")) {
     for (const toml::node& factor : *factors) {
       const auto value = factor.value<double>();
@@ -228,13 +232,6 @@ Calibration read_calibration(TableReader& root, double link_gbps) {
     }
   }
   synthesis.reject_unknown_keys();
-
-  TableReader cpu = root.table("cpu");
-  calibration.assemble_s = cpu.number("assemble_s", 0, 0, 1e4);
-  calibration.assemble_in_compute_section = cpu.boolean("assemble_in_compute_section", false);
-  calibration.compute_section_host_s = cpu.number("compute_section_host_s", 0, 0, 1e4);
-  calibration.witness_split_s = cpu.number("witness_split_s", 0, 0, 1e4);
-  calibration.verify_s = cpu.number("verify_s", 0, 0, 1e4);
   cpu.reject_unknown_keys();
 
   calibration.gpu_phase_cost = read_gpu_phase_costs(root);

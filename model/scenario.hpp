@@ -85,6 +85,23 @@ struct Calibration {
   std::map<trace::Phase, PhaseCost> gpu_phase_cost;  // only phases listed are simulated
 };
 
+// Calls visit(table, key, min, max, c.field...) for each single value of a calibration, named by
+// its calibration file's table and key, with the range a scenario accepts, for each of
+// `calibrations` (Calibrations, or calibration.hpp's CalibrationFits, whose fields are optional):
+// the one list that reads, writes and merges them.
+template <class Visit, class... Calibrations>
+void for_each_calibration_value(Visit&& visit, Calibrations&... c) {
+  visit("synthesis", "core_s_per_mconstraint", 1e-9, 1e6, c.synth_core_s_per_mconstraint...);
+  visit("synthesis", "slowdown_per_extra_thread", 0.0, 10.0, c.synth_slowdown_per_extra_thread...);
+  visit("synthesis", "memory_load_threads", 0.0, 64.0, c.synth_memory_load_threads...);
+  visit("synthesis", "parallel_fraction", 0.0, 1.0, c.synth_parallel_fraction...);
+  visit("cpu", "assemble_s", 0.0, 1e4, c.assemble_s...);
+  visit("cpu", "assemble_in_compute_section", 0.0, 1.0, c.assemble_in_compute_section...);
+  visit("cpu", "compute_section_host_s", 0.0, 1e4, c.compute_section_host_s...);
+  visit("cpu", "witness_split_s", 0.0, 1e4, c.witness_split_s...);
+  visit("cpu", "verify_s", 0.0, 1e4, c.verify_s...);
+}
+
 // 1 - p + p * inverse_cores: how much of its one-core time a synthesis takes on 1 / inverse_cores
 // cores (inverse_cores: the mean of 1 / cores over its span where its cores varied).
 inline double synthesis_share_factor(double parallel_fraction, double inverse_cores) {
