@@ -100,32 +100,14 @@ std::optional<HostBlock> HostBlock::try_pinned(size_t bytes, std::string& why) {
 #endif
 }
 
-HostBlock::HostBlock(HostBlock&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)), kind_(other.kind_) {}
-
-HostBlock& HostBlock::operator=(HostBlock&& other) noexcept {
-  if (this != &other) {
-    release();
-    data_ = std::exchange(other.data_, nullptr);
-    bytes_ = std::exchange(other.bytes_, 0);
-    kind_ = other.kind_;
-  }
-  return *this;
-}
-
-HostBlock::~HostBlock() { release(); }
-
-void HostBlock::release() noexcept {
-  if (!data_) return;
+void HostBlock::Free::operator()(void* data) const noexcept {
 #ifdef ZKPIPE_HAVE_CUDA
-  if (kind_ == Kind::pinned) {
-    cudaFreeHost(data_);
-    data_ = nullptr;
+  if (kind == Kind::pinned) {
+    cudaFreeHost(data);
     return;
   }
 #endif
-  std::free(data_);
-  data_ = nullptr;
+  std::free(data);
 }
 
 HostRegistration::HostRegistration(const void* data, size_t bytes) {
@@ -144,10 +126,6 @@ HostRegistration::~HostRegistration() {
 #ifdef ZKPIPE_HAVE_CUDA
   if (data_) cudaHostUnregister(data_);
 #endif
-}
-
-std::span<bls12_381::Fr> HostBlock::elements() const {
-  return {static_cast<bls12_381::Fr*>(data_), bytes_ / sizeof(bls12_381::Fr)};
 }
 
 }  // namespace zk::pipeline

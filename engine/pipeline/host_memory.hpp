@@ -12,6 +12,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -37,23 +38,21 @@ class HostBlock {
   // Whether this process can page-lock memory at all; the reason when it cannot.
   static bool pinning_available(std::string* why = nullptr);
 
-  HostBlock(HostBlock&& other) noexcept;
-  HostBlock& operator=(HostBlock&& other) noexcept;
-  HostBlock(const HostBlock&) = delete;
-  HostBlock& operator=(const HostBlock&) = delete;
-  ~HostBlock();
-
-  Kind kind() const { return kind_; }
-  size_t bytes() const { return bytes_; }
+  Kind kind() const { return data_.get_deleter().kind; }
+  size_t bytes() const { return data_ ? bytes_ : 0; }
   // The block as field elements (bytes() / sizeof(Fr) of them).
-  std::span<bls12_381::Fr> elements() const;
+  std::span<bls12_381::Fr> elements() const {
+    return {static_cast<bls12_381::Fr*>(data_.get()), bytes() / sizeof(bls12_381::Fr)};
+  }
 
  private:
-  HostBlock(void* data, size_t bytes, Kind kind) : data_(data), bytes_(bytes), kind_(kind) {}
-  void release() noexcept;
-  void* data_ = nullptr;
+  struct Free {  // cudaFreeHost for pinned memory, else std::free
+    Kind kind;
+    void operator()(void* data) const noexcept;
+  };
+  HostBlock(void* data, size_t bytes, Kind kind) : data_(data, Free{kind}), bytes_(bytes) {}
+  std::unique_ptr<void, Free> data_;
   size_t bytes_ = 0;
-  Kind kind_ = Kind::pageable;
 };
 
 class HostRegistration {
