@@ -29,10 +29,8 @@ std::optional<std::int64_t> number_in(const std::map<std::string, std::string>& 
   std::string_view text = found->second;
   if (text == "None") return no_partition;  // tracing's Debug of Option<usize>
   if (text.starts_with("Some(") && text.ends_with(")")) text = text.substr(5, text.size() - 6);
-  std::int64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
-  return value;
+  const auto value = parse_integer(text);
+  return value && *value >= 0 ? value : std::nullopt;
 }
 
 std::optional<std::int64_t> value_of(const Values& values, const std::string& key) {

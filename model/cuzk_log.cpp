@@ -48,13 +48,6 @@ std::size_t embedded_start(std::string_view line) {
   return found;
 }
 
-std::optional<std::int64_t> parse_integer(std::string_view text) {
-  std::int64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
 // "a b c" -> {"a", "b", "c"}; runs of the separator give no empty pieces.
 std::vector<std::string_view> split(std::string_view text, char separator) {
   std::vector<std::string_view> pieces;
@@ -74,6 +67,13 @@ std::optional<std::pair<std::string_view, std::string_view>> key_value(std::stri
 }
 
 }  // namespace
+
+std::optional<std::int64_t> parse_integer(std::string_view text) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
 
 std::string without_ansi_escapes(std::string_view line) {
   std::string clean;

@@ -116,5 +116,7 @@ std::optional<TimelineRecord> parse_timeline(std::string_view line);
 std::optional<KernelTimingRecord> parse_kernel_timing(std::string_view line);
 std::optional<TracingRecord> parse_tracing(std::string_view line);  // ANSI escapes already removed
 std::string without_ansi_escapes(std::string_view line);
+// The whole of `text` as a decimal integer, or nullopt.
+std::optional<std::int64_t> parse_integer(std::string_view text);
 
 }  // namespace zkpipe::model::cuzk

@@ -131,10 +131,19 @@ class TableReader {
     return *node->value<std::string>();
   }
 
-  const toml::array* array(std::string_view key) {
+  // An array of numbers, each `valid` (else "expected <numbers>"); empty when absent.
+  template <class Valid>
+  std::vector<double> numbers(std::string_view key, Valid&& valid, std::string_view numbers) {
     const toml::node* node = find(key);
     if (node && !node->is_array()) fail(key, "expected an array");
-    return node ? node->as_array() : nullptr;
+    static const toml::array none;
+    std::vector<double> values;
+    for (const toml::node& element : node ? *node->as_array() : none) {
+      const auto value = element.value<double>();
+      if (!value || !valid(*value)) fail(key, fmt::format("expected {}", numbers));
+      values.push_back(*value);
+    }
+    return values;
   }
 
   // The sub-table `key` (an empty table when absent).
@@ -224,13 +233,8 @@ Calibration read_calibration(TableReader& root, double link_gbps) {
         else value = value >= min ? reader.number(key, value, min, max) : reader.required_number(key, min, max);
       },
       calibration);
-  if (const toml::array* factors = synthesis.array("time_factors")) {
-    for (const toml::node& factor : *factors) {
-      const auto value = factor.value<double>();
-      if (!value || !(*value > 0 && *value <= 100)) synthesis.fail("time_factors", "expected numbers in (0, 100]");
-      calibration.synth_time_factors.push_back(*value);
-    }
-  }
+  calibration.synth_time_factors =
+      synthesis.numbers("time_factors", [](double factor) { return factor > 0 && factor <= 100; }, "numbers in (0, 100]");
   synthesis.reject_unknown_keys();
   cpu.reject_unknown_keys();
 
@@ -326,13 +330,7 @@ void read_policy_knobs(TableReader policy_table, PolicyKnobs& knobs) {
 void read_faults(TableReader faults, Faults& out) {
   out.gpu_error_probability = faults.number("gpu_error_probability", 0, 0, 0.9);
   out.pinned_allocation_fails = faults.boolean("pinned_allocation_fails", false);
-  if (const toml::array* deaths = faults.array("worker_death_s")) {
-    for (const toml::node& death : *deaths) {
-      const auto seconds = death.value<double>();
-      if (!seconds || *seconds < 0) faults.fail("worker_death_s", "expected seconds >= 0");
-      out.worker_death_s.push_back(*seconds);
-    }
-  }
+  out.worker_death_s = faults.numbers("worker_death_s", [](double seconds) { return !(seconds < 0); }, "seconds >= 0");
   out.worker_death_probability = faults.number("worker_death_probability", 0, 0, 1);
   out.slow_transfer_probability = faults.number("slow_transfer_probability", 0, 0, 1);
   out.slow_transfer_factor = faults.number("slow_transfer_factor", 4, 1, 1e6);
