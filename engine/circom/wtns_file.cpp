@@ -40,7 +40,8 @@ std::vector<Fr> read_witness(BinFile file) {
     return false;
   }, 1 << 14);
   if (bad < count)
-    file.fail_at(first + bad * sizeof(Fr), "expected witness value {} below the scalar field's modulus r, found a larger value", bad);
+    file.fail_at(first + bad * sizeof(Fr),
+                 "expected witness value {} below the scalar field's modulus r, found a larger value", bad);
   if (!z[0].is_one())
     file.fail_at(first, "expected witness 0 to be the constant 1, found another value: not a circom witness");
   return z;

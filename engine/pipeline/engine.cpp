@@ -357,7 +357,8 @@ void fit_devices(Settings& settings, const Settings& requested, const JobSizes& 
   say(options.log, "engine: device memory per GPU: {} of a budget of {} (key {} {}, shared {}, {} worker(s) x {})\n",
       format_bytes(plan.bytes), settings.device_budget_bytes ? format_bytes(settings.device_budget_bytes) : "(none)",
       format_bytes(footprint.key_bytes), plan.key_on_device ? "on the device" : "streamed from pinned host memory",
-      format_bytes(footprint.shared_bytes), plan.workers_per_gpu, format_bytes(policy::per_worker_bytes(footprint, plan.key_on_device)));
+      format_bytes(footprint.shared_bytes), plan.workers_per_gpu,
+      format_bytes(policy::per_worker_bytes(footprint, plan.key_on_device)));
   if (!plan.change.empty()) say(options.log, "engine: warning: {}\nengine: {}\n", plan.change, describe(settings));
   say_fixed_bases(footprint, plan, settings, sizes, options);
   report.device_bytes_planned = plan.bytes;

@@ -47,9 +47,8 @@ DevicePlan plan_device_memory(const DeviceFootprint& f, std::uint64_t budget, st
         "the device budget of {} cannot hold one worker even with the key's points streamed from the host: the "
         "kernels' workspaces take {} and a worker {} (its buffers {} + base chunks {}); the key's points would take {} "
         "more on the device: raise the device budget or prove a smaller circuit",
-        format_bytes(budget), format_bytes(f.shared_bytes),
-        format_bytes(per_worker_bytes(f, false)), format_bytes(f.worker_bytes),
-        format_bytes(f.streaming_bytes), format_bytes(f.key_bytes)));
+        format_bytes(budget), format_bytes(f.shared_bytes), format_bytes(per_worker_bytes(f, false)),
+        format_bytes(f.worker_bytes), format_bytes(f.streaming_bytes), format_bytes(f.key_bytes)));
   if (plan.workers_per_gpu < asked) {
     if (!plan.change.empty()) plan.change += "; ";
     plan.change += fmt::format("{} of the {} workers asked for fit the device budget of {} ({} each beside {} shared)",

@@ -116,7 +116,9 @@ void option_fields(Option& s, Visit visit) {
 
 }  // namespace
 
-void to_json(nlohmann::json& json, const JobSettings& s) { settings_fields(s, zk::JsonFieldWriter{json = nlohmann::json::object()}); }
+void to_json(nlohmann::json& json, const JobSettings& s) {
+  settings_fields(s, zk::JsonFieldWriter{json = nlohmann::json::object()});
+}
 
 void from_json(const nlohmann::json& json, JobSettings& s) {
   s = JobSettings{.fixed_bases = FixedBaseTables::off};  // a sidecar that names no setting predates the tables
@@ -135,11 +137,14 @@ void to_json(nlohmann::json& json, KeyArray array) { json = key_array_name(array
 void from_json(const nlohmann::json& json, KeyArray& array) {
   const auto name = json.is_string() ? zk::value_of(key_array_names, json.get<std::string>()) : std::nullopt;
   if (!name)
-    throw std::invalid_argument(fmt::format("{}: expected one of {}", json.dump(), zk::joined_names(key_array_names, ", ", "\"")));
+    throw std::invalid_argument(
+        fmt::format("{}: expected one of {}", json.dump(), zk::joined_names(key_array_names, ", ", "\"")));
   array = *name;
 }
 
-void to_json(nlohmann::json& json, const FixedBaseOption& o) { option_fields(o, zk::JsonFieldWriter{json = nlohmann::json::object()}); }
+void to_json(nlohmann::json& json, const FixedBaseOption& o) {
+  option_fields(o, zk::JsonFieldWriter{json = nlohmann::json::object()});
+}
 void from_json(const nlohmann::json& json, FixedBaseOption& o) {
   option_fields(o = {}, zk::JsonFieldReader{json, "settings.device_footprint.fixed_bases"});
 }

@@ -41,7 +41,8 @@ SchedulingPolicy::SchedulingPolicy(const PolicySettings& settings)
 
 SchedulingPolicy::Partition& SchedulingPolicy::partition_in(PartitionId partition, std::string_view event,
                                                             std::initializer_list<State> states, std::string_view otherwise) {
-  if (partition >= partitions_.size()) throw std::logic_error(fmt::format("policy: {} for unknown partition {}", event, partition));
+  if (partition >= partitions_.size())
+    throw std::logic_error(fmt::format("policy: {} for unknown partition {}", event, partition));
   if (std::ranges::find(states, partitions_[partition].state) == states.end())
     throw std::logic_error(fmt::format("policy: {} for a partition {}", event, otherwise));
   return partitions_[partition];

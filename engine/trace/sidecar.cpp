@@ -52,11 +52,15 @@ void run_facts(Settings& f, Visit visit) {
 void to_json(nlohmann::json& json, const MachineFacts& facts) {
   machine_facts(facts, zk::JsonFieldWriter{json = nlohmann::json::object()});
 }
-void from_json(const nlohmann::json& json, MachineFacts& facts) { machine_facts(facts, zk::JsonFieldReader{json, "machine", true}); }
+void from_json(const nlohmann::json& json, MachineFacts& facts) {
+  machine_facts(facts, zk::JsonFieldReader{json, "machine", true});
+}
 void to_json(nlohmann::json& json, const JobFacts& facts) {
   job_facts(facts, zk::JsonFieldWriter{json = nlohmann::json::object()});
 }
-void from_json(const nlohmann::json& json, JobFacts& facts) { job_facts(facts, zk::JsonFieldReader{json, "scenario", true}); }
+void from_json(const nlohmann::json& json, JobFacts& facts) {
+  job_facts(facts, zk::JsonFieldReader{json, "scenario", true});
+}
 void to_json(nlohmann::json& json, const RunOutcome& outcome) {
   outcome_facts(outcome, zk::JsonFieldWriter{json = nlohmann::json::object()});
 }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <ranges>
 
 #include <fmt/format.h>
 
@@ -36,7 +35,8 @@ namespace {
 // with fewer than two completions or none apart.
 double steady_partitions_per_s(const std::map<std::pair<std::string, std::uint32_t>, double>& completed) {
   if (completed.size() < 2) return 0;
-  const auto [first_done_s, last_done_s] = std::ranges::minmax(completed | std::views::values);
+  const auto [first, last] = std::ranges::minmax_element(completed, {}, [](const auto& done) { return done.second; });
+  const double first_done_s = first->second, last_done_s = last->second;
   return last_done_s > first_done_s ? double(completed.size() - 1) / (last_done_s - first_done_s) : 0;
 }
 
@@ -46,8 +46,8 @@ std::map<std::string, double> gpu_utilization_by_gpu(
     std::map<std::string, std::vector<std::pair<double, double>>> compute_by_gpu) {
   std::map<std::string, double> utilization;
   for (auto& [gpu, intervals] : compute_by_gpu) {
-    const double window_begin_s = std::ranges::min(intervals | std::views::keys);
-    const double window_end_s = std::ranges::max(intervals | std::views::values);
+    const double window_begin_s = std::ranges::min(intervals, {}, &std::pair<double, double>::first).first;
+    const double window_end_s = std::ranges::max(intervals, {}, &std::pair<double, double>::second).second;
     if (window_end_s <= window_begin_s) continue;
     double busy_s = 0;
     for (const auto& [start, end] : interval_union(std::move(intervals))) busy_s += end - start;
