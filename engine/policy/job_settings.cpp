@@ -134,13 +134,7 @@ void from_json(const nlohmann::json& json, DeviceFootprint& f) {
 
 void to_json(nlohmann::json& json, KeyArray array) { json = key_array_name(array); }
 
-void from_json(const nlohmann::json& json, KeyArray& array) {
-  const auto name = json.is_string() ? zk::value_of(key_array_names, json.get<std::string>()) : std::nullopt;
-  if (!name)
-    throw std::invalid_argument(
-        fmt::format("{}: expected one of {}", json.dump(), zk::joined_names(key_array_names, ", ", "\"")));
-  array = *name;
-}
+void from_json(const nlohmann::json& json, KeyArray& array) { array = zk::json_enum(json, key_array_names); }
 
 void to_json(nlohmann::json& json, const FixedBaseOption& o) {
   option_fields(o, zk::JsonFieldWriter{json = nlohmann::json::object()});

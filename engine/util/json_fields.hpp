@@ -45,6 +45,15 @@ T json_number(const nlohmann::json& value, std::string_view where) {
   }
 }
 
+// `value` as one of `names`; anything else throws std::invalid_argument naming what it held and the
+// names it takes.
+template <typename Enum, std::size_t N>
+Enum json_enum(const nlohmann::json& value, const EnumNames<Enum, N>& names) {
+  if (value.is_string())
+    if (const auto chosen = value_of(names, value.get<std::string>())) return *chosen;
+  throw std::invalid_argument(fmt::format("{}: expected one of {}", value.dump(), joined_names(names, ", ", "\"")));
+}
+
 struct JsonFieldWriter {
   nlohmann::json& json;
   template <typename T>
@@ -108,11 +117,11 @@ struct JsonFieldReader {
   }
   template <typename Enum, std::size_t N>
   Enum choice(const char* key, const EnumNames<Enum, N>& names) const {
-    const nlohmann::json& value = json.at(key);
-    if (value.is_string())
-      if (const auto chosen = value_of(names, value.get<std::string>())) return *chosen;
-    throw std::invalid_argument(
-        fmt::format("{}.{}: {}: expected one of {}", section, key, value.dump(), joined_names(names, ", ", "\"")));
+    try {
+      return json_enum(json.at(key), names);
+    } catch (const std::invalid_argument& error) {
+      throw std::invalid_argument(fmt::format("{}.{}: {}", section, key, error.what()));
+    }
   }
 };
 
