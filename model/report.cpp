@@ -68,9 +68,11 @@ std::string read_chart_library(const std::filesystem::path& path) {
 }
 
 std::string read_validation_file(const std::filesystem::path& path) {
-  std::string text = zk::read_text_file(path).value_or("");
-  if (text.empty()) throw std::runtime_error(fmt::format("{}: empty or unreadable: give the validation.md that zkpipe validate writes", path.string()));
-  return text;
+  std::optional<std::string> text = zk::read_text_file(path);
+  if (!text || text->empty())
+    throw std::runtime_error(fmt::format("{}: {}: give the validation.md that zkpipe validate writes", path.string(),
+                                         text ? "empty" : "cannot be read"));
+  return std::move(*text);
 }
 
 std::string render_report(const ReportInputs& inputs, const std::string& chart_library_script) {

@@ -67,7 +67,7 @@ std::string render_report(const ReportInputs& inputs, const std::string& chart_l
 std::filesystem::path default_chart_library_path();
 // The file's text; throws, naming the file and how to install it, where it is missing or empty.
 std::string read_chart_library(const std::filesystem::path& path);
-// validation.md's text; throws, naming the file, where it is empty or unreadable.
+// validation.md's text; throws, naming the file and which, where it cannot be read or is empty.
 std::string read_validation_file(const std::filesystem::path& path);
 
 }  // namespace zkpipe::model

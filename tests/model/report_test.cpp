@@ -2,6 +2,10 @@
 // the union of kernels, waits as a step function, seconds per partition per phase, the validation
 // table, the heatmap's measured points, and a self-contained page. That the page draws in a
 // browser is the CTest report_in_chromium (tools/report/check_report.mjs).
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <set>
 
 #include <fmt/format.h>
@@ -160,6 +164,24 @@ TEST(Report, AMissingChartLibraryIsOneClearError) {
     EXPECT_NE(std::string(error.what()).find("/nonexistent/echarts.min.js is missing: run tools/install-deps.sh"), std::string::npos)
         << error.what();
   }
+}
+
+// A validation file that cannot be read and an empty one are each named as what they are.
+TEST(Report, AValidationFileUnreadableOrEmptyIsNamedAsSuch) {
+  const std::filesystem::path folder = std::filesystem::temp_directory_path();
+  const std::filesystem::path empty = folder / fmt::format("zkpipe-empty-validation-{}.md", ::getpid());
+  std::ofstream{empty}.flush();
+  const auto message_of = [](const std::filesystem::path& path) {
+    try {
+      read_validation_file(path);
+    } catch (const std::runtime_error& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message_of(folder), folder.string() + ": cannot be read: give the validation.md that zkpipe validate writes");
+  EXPECT_EQ(message_of(empty), empty.string() + ": empty: give the validation.md that zkpipe validate writes");
+  std::filesystem::remove(empty);
 }
 
 // The schema only ever adds phases: every index, today's and 49 more, has its own valid colour,
