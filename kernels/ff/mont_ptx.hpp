@@ -56,11 +56,16 @@ __device__ __forceinline__ void mul_words(uint32_t* acc, const uint32_t* a, uint
     asm("mul.lo.u32 %0, %2, %3; mul.hi.u32 %1, %2, %3;" : "=r"(acc[j]), "=r"(acc[j + 1]) : "r"(a[j]), "r"(b));
 }
 
-// acc[j], acc[j+1] += a[j] * b for even j < n, one carry chain (started here, left in CC).
-template <int n>
+// acc[j], acc[j+1] += a[j] * b for even j < n, one carry chain (started here, or continuing the
+// one in CC where carry_in; left in CC).
+template <int n, bool carry_in = false>
 __device__ __forceinline__ void mad_words(uint32_t* acc, const uint32_t* a, uint32_t b) {
-  asm volatile("mad.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
-               : "+r"(acc[0]), "+r"(acc[1]) : "r"(a[0]), "r"(b));
+  if constexpr (carry_in)
+    asm volatile("madc.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+                 : "+r"(acc[0]), "+r"(acc[1]) : "r"(a[0]), "r"(b));
+  else
+    asm volatile("mad.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+                 : "+r"(acc[0]), "+r"(acc[1]) : "r"(a[0]), "r"(b));
 #pragma unroll
   for (int j = 2; j < n; j += 2)
     asm volatile("madc.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
@@ -98,6 +103,45 @@ __device__ __forceinline__ void add_below_top(uint32_t* acc, const uint32_t* a) 
   asm volatile("addc.u32 %0, %0, 0;" : "+r"(acc[k - 1]));
 }
 
+// How a row's q m meets the odd array: added to it (a new chain), written into it (the first
+// row of a reduction), or added to it shifted down two words (continuing the chain in CC).
+enum class OddWords { add, write, add_shifted };
+
+// Moduli whose low words are 1 and 2^32 - 1 (BLS12-381's r = 2^64 - 2^32 + 1 mod 2^64, from its
+// 2-adicity 32): q m's two lowest word products are then no products, q 1 = q and
+// q (2^32 - 1) = (q - [q != 0]) 2^32 + (0 - q) mod 2^32, two additions off the multiplier.
+template <class P>
+constexpr bool kLowWordsOneThenOnes = P::modulus(0) == 0xffffffff00000001ull;
+
+// T += q m: m's odd words into `odd` (in the given form), its even words into `even` (a new
+// chain whose carry goes into odd's top word).
+template <class P, OddWords form>
+__device__ __forceinline__ void add_q_times_modulus(uint32_t* even, uint32_t* odd, const uint32_t* m, uint32_t q) {
+  constexpr int n = 2 * P::N;
+  if constexpr (kLowWordsOneThenOnes<P>) {
+    const uint32_t lo = 0u - q, hi = q - (q != 0);  // q (2^32 - 1) = hi 2^32 + lo
+    if constexpr (form == OddWords::add) {
+      asm volatile("add.cc.u32 %0, %0, %2; addc.cc.u32 %1, %1, %3;" : "+r"(odd[0]), "+r"(odd[1]) : "r"(lo), "r"(hi));
+      mad_words<n - 2, true>(odd + 2, m + 3, q);
+    } else if constexpr (form == OddWords::write) {
+      odd[0] = lo, odd[1] = hi;
+      mul_words<n - 2>(odd + 2, m + 3, q);
+    } else {
+      asm volatile("addc.cc.u32 %0, %2, %4; addc.cc.u32 %1, %3, %5;"
+                   : "=r"(odd[0]), "=r"(odd[1]) : "r"(lo), "r"(hi), "r"(odd[2]), "r"(odd[3]));
+      mad_words_shifted<n - 2>(odd + 2, m + 3, q);
+    }
+    asm volatile("add.cc.u32 %0, %0, %2; addc.cc.u32 %1, %1, 0;" : "+r"(even[0]), "+r"(even[1]) : "r"(q));
+    mad_words<n - 2, true>(even + 2, m + 2, q);
+  } else {
+    if constexpr (form == OddWords::add) mad_words<n>(odd, m + 1, q);
+    else if constexpr (form == OddWords::write) mul_words<n>(odd, m + 1, q);
+    else mad_words_shifted<n>(odd, m + 1, q);
+    mad_words<n>(even, m, q);
+  }
+  asm volatile("addc.u32 %0, %0, 0;" : "+r"(odd[n - 1]));
+}
+
 // One word of b: T = (T + a * b) shifted as described above (unless first), then T += q * m
 // with q making even[0] zero.
 template <class P>
@@ -114,9 +158,7 @@ __device__ __forceinline__ void mad_row_reduce(uint32_t* even, uint32_t* odd, co
     asm volatile("addc.u32 %0, %0, 0;" : "+r"(odd[n - 1]));
   }
   const uint32_t q = even[0] * static_cast<uint32_t>(P::inv());  // inv = -m^-1 mod 2^32
-  mad_words<n>(odd, m + 1, q);
-  mad_words<n>(even, m, q);
-  asm volatile("addc.u32 %0, %0, 0;" : "+r"(odd[n - 1]));
+  add_q_times_modulus<P, OddWords::add>(even, odd, m, q);
 }
 
 // out = a * b * 2^(-64 N) mod m, not yet reduced: out < 2m. N 64-bit limbs each. Needs the
@@ -288,16 +330,12 @@ __device__ __forceinline__ void reduce_row(uint32_t* even, uint32_t* odd, const 
   constexpr int n = 2 * P::N;
   const uint32_t inv = static_cast<uint32_t>(P::inv());  // -m^-1 mod 2^32
   if (first) {
-    const uint32_t q = even[0] * inv;
-    mul_words<n>(odd, m + 1, q);
-    mad_words<n>(even, m, q);
+    add_q_times_modulus<P, OddWords::write>(even, odd, m, even[0] * inv);
   } else {
     const uint32_t q = (even[0] + odd[1]) * inv;
     asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(even[0]) : "r"(odd[1]));
-    mad_words_shifted<n>(odd, m + 1, q);
-    mad_words<n>(even, m, q);
+    add_q_times_modulus<P, OddWords::add_shifted>(even, odd, m, q);
   }
-  asm volatile("addc.u32 %0, %0, 0;" : "+r"(odd[n - 1]));
 }
 
 // out = t * 2^(-64 N) mod m for t < m 2^(64 N), not yet reduced: out < 2m (N limbs). The low half

@@ -5,6 +5,7 @@
 // values of the representation (c, d: the pairs in reverse order) and on fresh random elements.
 // Results must match limb for limb, so they are fully reduced (< p) as the rest of the code expects.
 // Chains of products and of squares (product_chains_cuda) end where the host's do, in Fp and Fr.
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -63,28 +64,31 @@ Fp2 schoolbook_product(const Fp2& a, const Fp2& b) {
   return {a.c0 * b.c0 - a.c1 * b.c1, a.c0 * b.c1 + a.c1 * b.c0};
 }
 
-// An Fp whose Montgomery limbs are `limbs` (a value below p).
-Fp from_limbs(const uint64_t (&limbs)[Fp::N]) {
-  Fp x;
-  for (int i = 0; i < Fp::N; ++i) x.l[i] = limbs[i];
+// The field element whose Montgomery limbs are `limbs` (a value below the modulus).
+template <class F>
+F from_limbs(const std::array<uint64_t, F::N>& limbs) {
+  F x;
+  for (int i = 0; i < F::N; ++i) x.l[i] = limbs[i];
   return x;
 }
 
-// Edge values of the limbs the GPU works on: 0, 1, 2, R mod p (Fp::one), p - 1 and p - 2 (the
-// largest: their sums and products are the largest the bounds allow), and the largest values
-// below p whose words under the top limb, or under the top 32-bit word, are all ones.
-std::vector<Fp> edge_values() {
-  uint64_t p[Fp::N];
-  for (int i = 0; i < Fp::N; ++i) p[i] = FpParams::modulus(i);
-  const uint64_t ones = ~uint64_t{0};
-  return {Fp::zero(),
-          from_limbs({1, 0, 0, 0, 0, 0}),
-          from_limbs({2, 0, 0, 0, 0, 0}),
-          Fp::one(),
-          from_limbs({p[0] - 1, p[1], p[2], p[3], p[4], p[5]}),
-          from_limbs({p[0] - 2, p[1], p[2], p[3], p[4], p[5]}),
-          from_limbs({ones, ones, ones, ones, ones, p[5] - 1}),
-          from_limbs({ones, ones, ones, ones, ones, (p[5] & 0xffffffff00000000) - 1})};
+// Edge values of the limbs the GPU works on: 0, 1, 2, R mod m (F::one), m - 1 and m - 2 (the
+// largest: their sums and products are the largest the bounds allow), the largest values below
+// m whose words under the top limb, or under the top 32-bit word, are all ones, and 2^32 and
+// 2^64, whose zero low words make a Montgomery row's quotient zero (no word product of the
+// modulus to add: Fr's reduction takes that case apart from the others).
+template <class F>
+std::vector<F> edge_values() {
+  constexpr int N = F::N;
+  using Limbs = std::array<uint64_t, N>;
+  Limbs m{};
+  for (int i = 0; i < N; ++i) m[i] = F::params::modulus(i);
+  auto low_limbs = [](uint64_t l0, uint64_t l1) { Limbs v{}; v[0] = l0, v[1] = l1; return from_limbs<F>(v); };
+  auto modulus_less = [&](uint64_t d) { Limbs v = m; v[0] -= d; return from_limbs<F>(v); };
+  auto ones_under = [](uint64_t top) { Limbs v; v.fill(~uint64_t{0}); v[N - 1] = top; return from_limbs<F>(v); };
+  return {F::zero(), low_limbs(1, 0), low_limbs(2, 0), F::one(), modulus_less(1), modulus_less(2),
+          ones_under(m[N - 1] - 1), ones_under((m[N - 1] & 0xffffffff00000000) - 1),
+          low_limbs(uint64_t{1} << 32, 0), low_limbs(0, 1)};
 }
 
 void expect_products_equal_the_cpus(const std::vector<Fp2>& a, const std::vector<Fp2>& b) {
@@ -107,7 +111,7 @@ void expect_products_equal_the_cpus(const std::vector<Fp2>& a, const std::vector
 
 TEST(GpuField, Fp2ProductsOfEdgeValuesEqualTheCpus) {
   SKIP_WITHOUT_CUDA_DEVICE();
-  const std::vector<Fp> edges = edge_values();
+  const std::vector<Fp> edges = edge_values<Fp>();
   std::vector<Fp2> elements, a, b;
   for (const Fp& c0 : edges)
     for (const Fp& c1 : edges) elements.push_back({c0, c1});
@@ -153,6 +157,17 @@ void expect_same(const std::vector<F>& gpu, const std::vector<F>& cpu, std::stri
   }
 }
 
+// Every pair of edge values laid end to end, then random values up to `count`.
+template <class F>
+std::vector<F> edge_pairs_then_random(Rng& rng, size_t count) {
+  const std::vector<F> edges = edge_values<F>();
+  std::vector<F> values;
+  for (const F& x : edges)
+    for (const F& y : edges) values.push_back(x), values.push_back(y);
+  while (values.size() < count) values.push_back(rng.field<F>());
+  return values;
+}
+
 // The chains' first values: every pair of edge values, then random ones. The device's squares
 // (mont_sqr: each cross product once, doubled) against the host's products of x by itself.
 TEST(GpuField, ProductAndSquareChainsEndWhereTheHostsDo) {
@@ -160,13 +175,8 @@ TEST(GpuField, ProductAndSquareChainsEndWhereTheHostsDo) {
   const uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   Rng rng(seed);
-  const std::vector<Fp> edges = edge_values();
-  std::vector<Fp> fp;
-  for (const Fp& x : edges)
-    for (const Fp& y : edges) fp.push_back(x), fp.push_back(y);
-  while (fp.size() < 2 * 4096) fp.push_back(rng.field<Fp>());
-  std::vector<Fr> fr(fp.size());
-  for (Fr& x : fr) x = rng.field<Fr>();
+  const std::vector<Fp> fp = edge_pairs_then_random<Fp>(rng, 2 * 4096);
+  const std::vector<Fr> fr = edge_pairs_then_random<Fr>(rng, 2 * 4096);
   constexpr int steps = 16;
   ff::ProductChains chains(fp, fr, steps);
   cuda::CudaStream stream;
