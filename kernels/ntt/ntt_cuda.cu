@@ -161,15 +161,18 @@ std::array<uint64_t, 4> limbs_of(const Fr& x) { return {x.l[0], x.l[1], x.l[2], 
 
 PowerTable::PowerTable(const Fr& base, const Fr& factor, int lg_count, cudaStream_t stream)
     : lg_lo((lg_count + 1) / 2) {
-  std::vector<Fr> lo_host(size_t{1} << lg_lo), hi_host(size_t{1} << (lg_count - lg_lo));
+  const bool constant = base == Fr::one();
+  std::vector<Fr> lo_host(constant ? 1 : size_t{1} << lg_lo), hi_host(constant ? 0 : size_t{1} << (lg_count - lg_lo));
   Fr p = factor;
   for (auto& x : lo_host) x = p, p = p * base;
   Fr step = base.pow_u64(uint64_t{1} << lg_lo), q = Fr::one();
   for (auto& x : hi_host) x = q, q = q * step;
   lo = cuda::DeviceBuffer<Fr>(lo_host.size());
-  hi = cuda::DeviceBuffer<Fr>(hi_host.size());
   lo.upload(lo_host, stream);
-  hi.upload(hi_host, stream);
+  if (!constant) {
+    hi = cuda::DeviceBuffer<Fr>(hi_host.size());
+    hi.upload(hi_host, stream);
+  }
   CUDA_OK(cudaStreamSynchronize(stream));  // the host vectors die here
 }
 

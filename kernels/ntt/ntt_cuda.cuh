@@ -29,12 +29,14 @@
 
 namespace zk::ntt {
 
-// factor * base^e for e < count, as lo[e mod 2^lg_lo] * hi[e >> lg_lo] (factor folded into lo).
+// factor * base^e for e < count, as lo[e mod 2^lg_lo] * hi[e >> lg_lo] (factor folded into lo);
+// where the base is one, lo holds the factor alone and every power is it (no product).
 struct PowerTableView {
   const Fr* lo;
-  const Fr* hi;
+  const Fr* hi;  // null where the base is one
   int lg_lo;
   __device__ __forceinline__ Fr at(uint32_t e) const {
+    if (hi == nullptr) return lo[0];
     return lo[e & ((1u << lg_lo) - 1)] * hi[e >> lg_lo];
   }
 };
