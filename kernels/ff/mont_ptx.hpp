@@ -107,36 +107,23 @@ __device__ __forceinline__ void add_below_top(uint32_t* acc, const uint32_t* a) 
 // row of a reduction), or added to it shifted down two words (continuing the chain in CC).
 enum class OddWords { add, write, add_shifted };
 
-// Moduli whose low words are 1 and 2^32 - 1 (BLS12-381's r = 2^64 - 2^32 + 1 mod 2^64, from its
-// 2-adicity 32): q m's two lowest word products are then no products, q 1 = q and
-// q (2^32 - 1) = (q - [q != 0]) 2^32 + (0 - q) mod 2^32, two additions off the multiplier.
+// Moduli whose lowest word is 1 (BLS12-381's r = 1 mod 2^32: its 2-adicity is 32): q m's lowest
+// word product is q itself, an addition off the multiplier.
 template <class P>
-constexpr bool kLowWordsOneThenOnes = P::modulus(0) == 0xffffffff00000001ull;
+constexpr bool kLowestWordOne = static_cast<uint32_t>(P::modulus(0)) == 1;
 
 // T += q m: m's odd words into `odd` (in the given form), its even words into `even` (a new
 // chain whose carry goes into odd's top word).
 template <class P, OddWords form>
 __device__ __forceinline__ void add_q_times_modulus(uint32_t* even, uint32_t* odd, const uint32_t* m, uint32_t q) {
   constexpr int n = 2 * P::N;
-  if constexpr (kLowWordsOneThenOnes<P>) {
-    const uint32_t lo = 0u - q, hi = q - (q != 0);  // q (2^32 - 1) = hi 2^32 + lo
-    if constexpr (form == OddWords::add) {
-      asm volatile("add.cc.u32 %0, %0, %2; addc.cc.u32 %1, %1, %3;" : "+r"(odd[0]), "+r"(odd[1]) : "r"(lo), "r"(hi));
-      mad_words<n - 2, true>(odd + 2, m + 3, q);
-    } else if constexpr (form == OddWords::write) {
-      odd[0] = lo, odd[1] = hi;
-      mul_words<n - 2>(odd + 2, m + 3, q);
-    } else {
-      asm volatile("addc.cc.u32 %0, %2, %4; addc.cc.u32 %1, %3, %5;"
-                   : "=r"(odd[0]), "=r"(odd[1]) : "r"(lo), "r"(hi), "r"(odd[2]), "r"(odd[3]));
-      mad_words_shifted<n - 2>(odd + 2, m + 3, q);
-    }
+  if constexpr (form == OddWords::add) mad_words<n>(odd, m + 1, q);
+  else if constexpr (form == OddWords::write) mul_words<n>(odd, m + 1, q);
+  else mad_words_shifted<n>(odd, m + 1, q);
+  if constexpr (kLowestWordOne<P>) {
     asm volatile("add.cc.u32 %0, %0, %2; addc.cc.u32 %1, %1, 0;" : "+r"(even[0]), "+r"(even[1]) : "r"(q));
     mad_words<n - 2, true>(even + 2, m + 2, q);
   } else {
-    if constexpr (form == OddWords::add) mad_words<n>(odd, m + 1, q);
-    else if constexpr (form == OddWords::write) mul_words<n>(odd, m + 1, q);
-    else mad_words_shifted<n>(odd, m + 1, q);
     mad_words<n>(even, m, q);
   }
   asm volatile("addc.u32 %0, %0, 0;" : "+r"(odd[n - 1]));
