@@ -14,7 +14,7 @@
 //                   buckets; skewed scalars, hot ones); then, where a bucket has more than
 //                   reduce_segments segment sums, they are folded fold_factor at a time (as many
 //                   passes as the bucket with the most needs);
-//   4. reduce:      per window, sum_b b * bucket_b by running sums over ranges of
+//   4. reduce:      per window, sum_b b * bucket_b by running XYZZ sums over ranges of
 //                   GpuMsmPolicy::range_buckets buckets in parallel (each range's offset added as
 //                   a small multiple), then the range sums are summed per window by a tree;
 //   5. combine:     the windows' sums come to the host and meet by doubling (Horner).

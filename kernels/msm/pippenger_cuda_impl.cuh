@@ -78,10 +78,12 @@ size_t bucket_scan_temp_bytes(size_t buckets) {
 template <class Curve>
 struct BucketLayout : MsmShape {
   using Point = ec::jacobian_t<Curve>;
+  using Sum = ec::xyzz_t<Curve>;
   uint32_t* fold_counts;       // folded sums per bucket, then a zero
   uint32_t* fold_starts[2];    // the fold passes' bucket bounds, alternating
-  ec::xyzz_t<Curve>* segment_xyzz;
-  Point *segment_sums, *folded_sums, *range_sums, *range_block_sums, *set_sums;
+  uint32_t* fold_owners;       // each folded sum's bucket
+  Sum *segment_sums, *folded_sums;
+  Point *range_sums, *range_block_sums, *set_sums;
   void* scan_temp;
   size_t scan_temp_bytes;
   size_t bytes;
@@ -92,9 +94,9 @@ struct BucketLayout : MsmShape {
     fold_counts = carve.take<uint32_t>(buckets + 1);
     fold_starts[0] = carve.take<uint32_t>(buckets + 1);
     fold_starts[1] = carve.take<uint32_t>(buckets + 1);
-    segment_xyzz = carve.take<ec::xyzz_t<Curve>>(max_segments);
-    segment_sums = carve.take<Point>(max_segments);
-    folded_sums = carve.take<Point>(most_fold_passes ? max_segments : 0);
+    fold_owners = carve.take<uint32_t>(most_fold_passes ? max_segments : 0);
+    segment_sums = carve.take<Sum>(max_segments);
+    folded_sums = carve.take<Sum>(most_fold_passes ? max_segments : 0);
     range_sums = carve.take<Point>(size_t(sets) * ranges_per_set);
     range_block_sums = carve.take<Point>(size_t(sets) * (ranges_per_set / range_sums_per_block));
     set_sums = carve.take<Point>(sets);
@@ -102,17 +104,6 @@ struct BucketLayout : MsmShape {
     bytes = carve.bytes();
   }
 };
-
-// The bucket that segment s belongs to: the largest b with starts[b] <= s.
-__device__ __forceinline__ size_t bucket_of_segment(const uint32_t* starts, size_t buckets, size_t s) {
-  size_t lo = 0, hi = buckets;
-  while (hi - lo > 1) {
-    size_t mid = (lo + hi) / 2;
-    if (starts[mid] <= s) lo = mid;
-    else hi = mid;
-  }
-  return lo;
-}
 
 // The first bucket whose pairs end after `position` (buckets when none does).
 __device__ __forceinline__ size_t first_bucket_ending_after(const uint64_t* ends, size_t buckets, uint64_t position) {
@@ -133,13 +124,13 @@ constexpr GpuMsmPolicy::LaunchShape kAccumulateShape = GpuMsmPolicy::accumulate_
 // its pairs bucket by bucket and, where a bucket's run in the chunk ends, stores the run's sum as
 // that bucket's segment (a bucket's segments are the chunks it touches, in order). One flat loop
 // over the chunk keeps a warp's threads in step whatever their buckets' bounds; a run's end costs a
-// store of the XYZZ sum (segment_xyzz_to_jacobian_kernel converts them after, in step). Registers
+// store of the XYZZ sum (the folds and the reduction add XYZZ sums too). Registers
 // are capped so that the curve's GpuMsmPolicy::accumulate_shape fits an SM (see there).
 template <class Curve, class Bases>
 __global__ void __launch_bounds__(kAccumulateShape<Curve>.threads, kAccumulateShape<Curve>.blocks_per_sm)
     accumulate_kernel(Bases bases, const uint32_t* sorted_points,
                       size_t pairs, size_t buckets, const uint32_t* bucket_sizes, const uint64_t* bucket_ends,
-                      const uint32_t* segment_starts, ec::xyzz_t<Curve>* segment_xyzz) {
+                      const uint32_t* segment_starts, ec::xyzz_t<Curve>* segment_sums) {
   constexpr uint64_t chunk_points = GpuMsmPolicy::chunk_points;
   const uint64_t begin = (blockIdx.x * uint64_t(blockDim.x) + threadIdx.x) * chunk_points;
   if (begin >= pairs) return;
@@ -163,7 +154,7 @@ __global__ void __launch_bounds__(kAccumulateShape<Curve>.threads, kAccumulateSh
     }
     const uint64_t next = p + 1;
     if (in_bucket && (next == bucket_end || next == end)) {
-      segment_xyzz[segment_starts[bucket] + run_begin / chunk_points - bucket_begin / chunk_points] = acc;
+      segment_sums[segment_starts[bucket] + run_begin / chunk_points - bucket_begin / chunk_points] = acc;
       acc = ec::xyzz_t<Curve>::infinity();
       if (next == bucket_end) {
         ++bucket;
@@ -174,15 +165,7 @@ __global__ void __launch_bounds__(kAccumulateShape<Curve>.threads, kAccumulateSh
   }
 }
 
-// 3a. The segment sums as Jacobian points, one thread each.
-template <class Curve>
-__global__ void segment_xyzz_to_jacobian_kernel(const ec::xyzz_t<Curve>* segment_xyzz, const uint32_t* segment_count,
-                                                ec::jacobian_t<Curve>* segment_sums) {
-  const size_t s = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (s < *segment_count) segment_sums[s] = segment_xyzz[s].to_jacobian();
-}
-
-// 3b. Folding: a bucket's segment sums, in groups of fold_factor, become one sum each; repeated
+// 3a. Folding: a bucket's segment sums, in groups of fold_factor, become one sum each; repeated
 // until every bucket has at most one, so a bucket holding most points (skewed scalars, or the top
 // window's few buckets) is summed by a tree rather than by one thread.
 __global__ void fold_counts_kernel(const uint32_t* starts, size_t buckets, uint32_t* folded_counts) {
@@ -191,41 +174,49 @@ __global__ void fold_counts_kernel(const uint32_t* starts, size_t buckets, uint3
     folded_counts[b] = (starts[b + 1] - starts[b] + GpuMsmPolicy::fold_factor - 1) / GpuMsmPolicy::fold_factor;
 }
 
+// Each folded sum's bucket, written by the bucket's thread, so that a fold thread finds its bucket
+// in one load rather than by searching the bounds (~21 dependent loads at 2^21 buckets).
+__global__ void fold_owners_kernel(const uint32_t* folded_starts, size_t buckets, uint32_t* owners) {
+  const size_t b = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (b >= buckets) return;
+  for (uint32_t s = folded_starts[b]; s < folded_starts[b + 1]; ++s) owners[s] = static_cast<uint32_t>(b);
+}
+
 template <class Curve>
-__global__ void fold_sums_kernel(const ec::jacobian_t<Curve>* sums, const uint32_t* starts, size_t buckets,
-                                 const uint32_t* folded_starts, ec::jacobian_t<Curve>* folded_sums) {
-  using Point = ec::jacobian_t<Curve>;
+__global__ void fold_sums_kernel(const ec::xyzz_t<Curve>* sums, const uint32_t* starts, size_t buckets,
+                                 const uint32_t* folded_starts, const uint32_t* owners,
+                                 ec::xyzz_t<Curve>* folded_sums) {
+  using Sum = ec::xyzz_t<Curve>;
   const size_t segment = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (segment >= folded_starts[buckets]) return;
-  const size_t bucket = bucket_of_segment(folded_starts, buckets, segment);
+  const size_t bucket = owners[segment];
   const size_t begin = starts[bucket] + (segment - folded_starts[bucket]) * GpuMsmPolicy::fold_factor;
   const size_t end = min(begin + GpuMsmPolicy::fold_factor, size_t(starts[bucket + 1]));
-  Point acc = Point::infinity();
-  for (size_t i = begin; i < end; ++i) acc = acc + sums[i];
+  Sum acc = Sum::infinity();
+  for (size_t i = begin; i < end; ++i) acc += sums[i];
   folded_sums[segment] = acc;
 }
 
 // 4a. One thread per range of buckets [lo, hi) of a bucket set: bucket b (0-based) weighs b + 1;
-// a bucket's segment sums (at most GpuMsmPolicy::reduce_segments) are added in turn.
+// a bucket's segment sums (at most GpuMsmPolicy::reduce_segments) are added in turn, in XYZZ.
 template <class Curve>
-__global__ void reduce_ranges_kernel(const ec::jacobian_t<Curve>* segment_sums, const uint32_t* segment_starts,
+__global__ void reduce_ranges_kernel(const ec::xyzz_t<Curve>* segment_sums, const uint32_t* segment_starts,
                                      int sets, uint32_t buckets_per_set, uint32_t ranges_per_set,
                                      ec::jacobian_t<Curve>* range_sums) {
-  using Point = ec::jacobian_t<Curve>;
+  using Sum = ec::xyzz_t<Curve>;
   const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (t >= size_t(sets) * ranges_per_set) return;
   const size_t set = t / ranges_per_set, r = t % ranges_per_set;
   const uint64_t lo = r * buckets_per_set / ranges_per_set;
   const uint64_t hi = (r + 1) * buckets_per_set / ranges_per_set;
-  Point running = Point::infinity(), weighted = Point::infinity();
+  Sum running = Sum::infinity(), weighted = Sum::infinity();
   for (uint64_t b = hi; b-- > lo;) {
     const size_t bucket = set * buckets_per_set + b;
-    for (uint32_t s = segment_starts[bucket]; s < segment_starts[bucket + 1]; ++s)
-      running = running + segment_sums[s];
-    weighted = weighted + running;
+    for (uint32_t s = segment_starts[bucket]; s < segment_starts[bucket + 1]; ++s) running += segment_sums[s];
+    weighted += running;
   }
   // weighted = sum (b - lo + 1) bucket_b; the range's buckets each weigh lo more.
-  range_sums[t] = weighted + running.mul(&lo, 1);
+  range_sums[t] = weighted.to_jacobian() + running.to_jacobian().mul(&lo, 1);
 }
 
 // A block per segment [s*length, min((s+1)*length, count)): out[s] = the segment's sum.
@@ -415,16 +406,13 @@ typename CudaMsm<Curve>::Point CudaMsm<Curve>::bucket_steps(const Bases& bases, 
   constexpr int accumulate_threads = kAccumulateShape<Curve>.threads;
   accumulate_kernel<Curve><<<blocks_for(L.chunks, accumulate_threads), accumulate_threads, 0, stream>>>(
       bases, digits.sorted_points, L.pairs, L.buckets, digits.bucket_sizes, digits.bucket_ends, digits.segment_starts,
-      L.segment_xyzz);
-  CUDA_LAUNCH_OK();
-  segment_xyzz_to_jacobian_kernel<Curve><<<blocks_for(L.max_segments, kThreads), kThreads, 0, stream>>>(
-      L.segment_xyzz, digits.segment_starts + L.buckets, L.segment_sums);
+      L.segment_sums);
   CUDA_LAUNCH_OK();
   uint32_t most_segments = 0;  // as the digits found them: the accumulation is queued before the wait
   CUDA_OK(cudaMemcpyAsync(&most_segments, digits.most_segments, sizeof most_segments, cudaMemcpyDeviceToHost, stream));
   CUDA_OK(cudaStreamSynchronize(stream));
   const int fold_passes = GpuMsmPolicy::fold_passes(most_segments);
-  Point *sums = L.segment_sums, *folded_sums = L.folded_sums;
+  auto *sums = L.segment_sums, *folded_sums = L.folded_sums;
   const uint32_t* starts = digits.segment_starts;
   size_t max_sums = L.max_segments;
   if (fold_passes) CUDA_OK(cudaMemsetAsync(L.fold_counts + L.buckets, 0, sizeof(uint32_t), stream));
@@ -434,9 +422,11 @@ typename CudaMsm<Curve>::Point CudaMsm<Curve>::bucket_steps(const Bases& bases, 
     CUDA_LAUNCH_OK();
     size_t scan_bytes = L.scan_temp_bytes;
     CUDA_OK(cub::DeviceScan::ExclusiveSum(L.scan_temp, scan_bytes, L.fold_counts, folded_starts, L.buckets + 1, stream));
+    fold_owners_kernel<<<blocks_for(L.buckets, kThreads), kThreads, 0, stream>>>(folded_starts, L.buckets, L.fold_owners);
+    CUDA_LAUNCH_OK();
     max_sums = std::min(L.max_segments, (max_sums + GpuMsmPolicy::fold_factor - 1) / GpuMsmPolicy::fold_factor + L.buckets);
     fold_sums_kernel<Curve><<<blocks_for(max_sums, kThreads), kThreads, 0, stream>>>(sums, starts, L.buckets,
-                                                                                   folded_starts, folded_sums);
+                                                                                   folded_starts, L.fold_owners, folded_sums);
     CUDA_LAUNCH_OK();
     std::swap(sums, folded_sums);
     starts = folded_starts;
