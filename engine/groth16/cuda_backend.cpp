@@ -375,9 +375,9 @@ struct CudaBackend::Impl {
     if (staged[0].holds(indices, scalars_host)) {
       if (const auto* table = bases.table(host_bases))
         return engine.msm(*table, staged[0].d_significant,
-                          shared_all_digits(msm::DigitLayout::fixed_base, table->window_bits()), stream.get());
+                          shared_all_digits(msm::DigitLayout::fixed_base(table->sets()), table->window_bits()), stream.get());
       if (const auto* d_bases = bases.find(host_bases))
-        return engine.msm(d_bases, staged[0].d_significant, shared_all_digits(msm::DigitLayout::per_window, 0),
+        return engine.msm(d_bases, staged[0].d_significant, shared_all_digits(msm::DigitLayout::per_window(), 0),
                           stream.get());
     }
     for (const StagedSplit& split : staged)
@@ -472,7 +472,7 @@ zkpipe::policy::FixedBaseOption fixed_base_option(KeyArray array, size_t n, cons
 std::vector<zkpipe::policy::FixedBaseOption> fixed_base_options(const ProvingKey& pk) {
   using G1 = bls12_381::G1Curve;
   using G2 = bls12_381::G2Curve;
-  const auto fixed = msm::DigitLayout::fixed_base;
+  const auto fixed = msm::DigitLayout::fixed_base();
   std::vector<zkpipe::policy::FixedBaseOption> options = {
       fixed_base_option<G1>(KeyArray::a, pk.a.size(), g1_rates), fixed_base_option<G1>(KeyArray::b1, pk.b1.size(), g1_rates),
       fixed_base_option<G1>(KeyArray::l, pk.l.size(), g1_rates), fixed_base_option<G1>(KeyArray::h, pk.h.size(), g1_rates),

@@ -157,30 +157,32 @@ double time_ntt_paths(const Options& o, ntt::CudaNtt& gpu_ntt, const Fr* source,
   return forward;
 }
 
-// MSMs over a fixed-base table of the first 2^lg_max bases (built once at the policy's window,
-// its build timed apart), then, at each --sweep-windows size, tables of other widths.
+// MSMs over fixed-base tables of the first 2^lg_max bases at the policy's window (built once, the
+// build timed apart): a row for every window (one bucket set), then every other window's row (two
+// sets, half the bytes); then, at each --sweep-windows size, tables of other widths.
 template <class Curve>
 void time_fixed_base_msms(const Options& o, int lg_min, int lg_max, const cuda::DeviceBuffer<ec::affine_t<Curve>>& d_bases,
                           const cuda::DeviceBuffer<Fr>& d_scalars, cudaStream_t stream, FILE* csv, const char* group) {
   msm::CudaMsm<Curve> gpu;
-  auto timed_table = [&](size_t n, int c) {
+  auto timed_table = [&](size_t n, int c, int sets) {
     auto table = std::make_unique<msm::CudaFixedBases<Curve>>();
     cuda::CudaEvent start, stop;
     start.record(stream);
-    table->build(d_bases.get(), n, stream, c);
+    table->build(d_bases.get(), n, stream, c, sets);
     stop.record(stream);
-    std::printf("  %s fixed-base table of 2^%d bases, window %d: %.2f GiB, built in %.1f ms\n", group,
-                int(std::bit_width(n) - 1), table->window_bits(), table->bytes() / double(1 << 30),
+    std::printf("  %s fixed-base table of 2^%d bases, window %d, %d bucket set(s): %.2f GiB, built in %.1f ms\n", group,
+                int(std::bit_width(n) - 1), table->window_bits(), table->sets(), table->bytes() / double(1 << 30),
                 stop.elapsed_ms_since(start));
     return table;
   };
-  {
-    const auto table = timed_table(size_t{1} << lg_max, 0);
+  for (const int sets : {1, 2}) {
+    const auto table = timed_table(size_t{1} << lg_max, 0, sets);
+    const std::string name = std::string("msm_") + group + (sets == 1 ? "_fixed_base" : "_fixed_base_2sets");
     for (int lg = lg_min; lg <= lg_max; ++lg) {
       const size_t n = size_t{1} << lg;
-      const double t = median_ms_row(o, stream, csv, std::string("msm_") + group + "_fixed_base", lg, table->window_bits(),
+      const double t = median_ms_row(o, stream, csv, name, lg, table->window_bits(),
                                      [&] { gpu.msm(*table, nullptr, d_scalars.get(), n, stream); });
-      std::printf("  %s fixed-base MSM 2^%d: %.3f ms (window %d)\n", group, lg, t, table->window_bits());
+      std::printf("  %s fixed-base MSM 2^%d, %d set(s): %.3f ms (window %d)\n", group, lg, sets, t, table->window_bits());
       std::fflush(stdout);
     }
   }
@@ -189,7 +191,7 @@ void time_fixed_base_msms(const Options& o, int lg_min, int lg_max, const cuda::
     const size_t n = size_t{1} << lg;
     std::printf("  window sweep, %s fixed-base MSM 2^%d:", group, lg);
     for (int c = std::max(6, lg - 8); c <= std::min(msm::GpuMsmPolicy::max_window_bits, lg); ++c) {
-      const auto table = timed_table(n, c);
+      const auto table = timed_table(n, c, 1);
       const double t = median_ms_row(o, stream, csv, std::string("msm_") + group + "_fixed_base_window", lg, c,
                                      [&] { gpu.msm(*table, nullptr, d_scalars.get(), n, stream); });
       std::printf("    c=%d %.2f ms\n", c, t);

@@ -18,9 +18,10 @@
 //                   GpuMsmPolicy::range_buckets buckets in parallel (each range's offset added as
 //                   a small multiple), then the range sums are summed per window by a tree;
 //   5. combine:     the windows' sums come to the host and meet by doubling (Horner).
-// Over a fixed-base table (CudaFixedBases: each base times 2^(c w) for every window w) the pairs
-// of all windows form one bucket set (DigitLayout::fixed_base): one sort, one reduction, no
-// doubling.
+// Over a fixed-base table (CudaFixedBases: each base times 2^(c k r) in row r) the pairs of
+// windows w = k r + s form bucket set s < k (DigitLayout::fixed_base(k)): with a row for every
+// window (k = 1), one sort, one reduction and no doubling; with every other window's row (k = 2),
+// half the table's bytes for a second bucket set.
 // Steps 1 and 2 depend on the scalars only: CudaMsmDigits computes them once, and
 // CudaMsm<Curve>::msm(bases, index, digits) runs steps 3-5 on them, so MSMs over the same scalars
 // (the prover's A, B_G1 and B_G2, in G1 and G2) share one decomposition and sort.
@@ -31,6 +32,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "kernels/ec/bls12-381.hpp"
@@ -145,19 +147,26 @@ struct GpuMsmPolicy {
   }
 };
 
-// How an MSM's digits meet its bases: per window, one bucket set per window over the bases
-// themselves; fixed_base, every window's digits in one bucket set over a CudaFixedBases table
-// (the bases times 2^(c w) for each window w), so no bucket set is reduced per window and no
-// doubling joins the windows.
-enum class DigitLayout { per_window, fixed_base };
+// How an MSM's digits meet its bases: window w's digits go to bucket set w mod k, over row w / k
+// of a table whose row r holds the bases times 2^(c k r). per_window() is k = windows (one set a
+// window, over the bases themselves: the table's one row); fixed_base(k) is k sets over a
+// CudaFixedBases table of k sets, so k = 1 reduces one bucket set and needs no doubling.
+struct DigitLayout {
+  int table_sets = 0;  // k over a fixed-base table; 0: per window
+  static constexpr DigitLayout per_window() { return {0}; }
+  static constexpr DigitLayout fixed_base(int sets = 1) { return {sets}; }
+  bool over_table() const { return table_sets > 0; }
+  int sets(int windows) const { return table_sets > 0 ? std::min(table_sets, windows) : windows; }
+  friend bool operator==(const DigitLayout&, const DigitLayout&) = default;
+};
 
 // Device views of n scalars' sorted digits (steps 1 and 2), as the bucket steps read them. The
-// pairs of window w and scalar i are (bucket, entry | sign bit) with entry i (per_window: bucket
-// set w) or w * n + i (fixed_base: bucket set 0).
+// pair of window w = k r + s and scalar i is (bucket of set s, entry r * n + i | sign bit), k the
+// layout's sets.
 struct SortedDigits {
   size_t n = 0;
   int window_bits = 0;
-  DigitLayout layout = DigitLayout::per_window;
+  DigitLayout layout = DigitLayout::per_window();
   const uint32_t* sorted_points = nullptr;   // each bucket set's pairs' entries by bucket, sets end to end
   const uint32_t* bucket_sizes = nullptr;    // sets * 2^(c-1) buckets, then a zero
   const uint64_t* bucket_ends = nullptr;     // where each bucket's pairs end in sorted_points
@@ -170,11 +179,11 @@ struct SortedDigits {
 class CudaMsmDigits {
  public:
   // Device bytes compute() of n scalars takes with `window_bits` (0: the policy's choice).
-  static size_t workspace_bytes(size_t n, int window_bits = 0, DigitLayout layout = DigitLayout::per_window);
+  static size_t workspace_bytes(size_t n, int window_bits = 0, DigitLayout layout = DigitLayout::per_window());
   // Decomposes the device-resident d_scalars[0, n) (Montgomery form); queued on `stream`, whose
   // later work may read sorted().
   void compute(const Fr* d_scalars, size_t n, cudaStream_t stream, int window_bits = 0,
-               DigitLayout layout = DigitLayout::per_window);
+               DigitLayout layout = DigitLayout::per_window());
   const SortedDigits& sorted() const { return sorted_; }
 
  private:
@@ -182,28 +191,31 @@ class CudaMsmDigits {
   SortedDigits sorted_;
 };
 
-// A fixed-base table: bases[i] * 2^(c w) for i < n and every window w of c-bit digits, affine,
-// row w at table()[w * n]. Built once on the GPU (per row, c doublings of the row before and a
-// batched conversion to affine), it turns every MSM over these bases into one bucket set.
+// A fixed-base table of k sets: bases[i] * 2^(c k r) for i < n and each row r < ceil(windows / k)
+// of c-bit digits, affine, row r at table()[r * n]. Built once on the GPU (per row, c k doublings
+// of the row before and a batched conversion to affine), it turns every MSM over these bases into
+// k bucket sets: one with a row for every window, two with half the rows.
 template <class Curve>
 class CudaFixedBases {
  public:
   using Affine = ec::affine_t<Curve>;
 
-  // Device bytes of the table of n bases with c-bit windows (its build takes n Jacobian points more).
-  static size_t table_bytes(size_t n, int window_bits);
+  // Device bytes of the table of n bases with c-bit windows and k sets (its build takes n
+  // Jacobian points more).
+  static size_t table_bytes(size_t n, int window_bits, int sets = 1);
   // Builds the table of the device-resident d_bases[0, n) (0 bits: the policy's fixed-base
   // window); queued on `stream`.
-  void build(const Affine* d_bases, size_t n, cudaStream_t stream, int window_bits = 0);
+  void build(const Affine* d_bases, size_t n, cudaStream_t stream, int window_bits = 0, int sets = 1);
   const Affine* table() const { return table_.get(); }
   size_t n() const { return n_; }
   int window_bits() const { return window_bits_; }
+  int sets() const { return sets_; }
   size_t bytes() const { return table_.bytes(); }
 
  private:
   cuda::DeviceBuffer<Affine> table_;
   size_t n_ = 0;
-  int window_bits_ = 0;
+  int window_bits_ = 0, sets_ = 1;
 };
 
 template <class Curve>
@@ -214,7 +226,7 @@ class CudaMsm {
 
   // Device bytes msm() of n scalars takes with `window_bits` (0: the policy's choice for
   // `layout`), per window or over a fixed-base table.
-  static size_t workspace_bytes(size_t n, int window_bits = 0, DigitLayout layout = DigitLayout::per_window);
+  static size_t workspace_bytes(size_t n, int window_bits = 0, DigitLayout layout = DigitLayout::per_window());
   // Device bytes sum() of n points takes.
   static size_t sum_workspace_bytes(size_t n);
 
@@ -226,7 +238,7 @@ class CudaMsm {
   // or complete before it).
   Point msm(const Affine* d_bases, const uint32_t* d_base_index, const SortedDigits& digits, cudaStream_t stream);
   // The same MSMs over a fixed-base table of the bases: from scalars (decomposed at the table's
-  // window), or from digits of layout fixed_base at the table's window.
+  // window), or from digits of the table's layout (fixed_base of its sets) at its window.
   Point msm(const CudaFixedBases<Curve>& table, const uint32_t* d_base_index, const Fr* d_scalars, size_t n,
             cudaStream_t stream);
   Point msm(const CudaFixedBases<Curve>& table, const uint32_t* d_base_index, const SortedDigits& digits,

@@ -36,26 +36,28 @@ struct DigitsLayout : MsmShape {
   }
 };
 
-// 1. One thread per scalar: canonical form, then a (bucket key, entry | sign) pair per window,
-// pair w * n + i; its bucket is in set w (per_window, entry i) or set 0 (fixed_base, entry
-// w * n + i). Key buckets_per_set marks a zero digit (sorted last, counted nowhere).
-__global__ void digits_kernel(const Fr* scalars, size_t n, int c, int windows, bool fixed_base, uint32_t* keys,
+// 1. One thread per scalar: canonical form, then a (bucket key, entry | sign) pair for each window
+// w = sets * r + s, pair s * rows * n + r * n + i with entry r * n + i in bucket set s (windows
+// past the scalar's, which pad the last row, have zero digits). Key buckets_per_set marks a zero
+// digit (sorted last, counted nowhere).
+__global__ void digits_kernel(const Fr* scalars, size_t n, int c, int sets, int rows, uint32_t* keys,
                               uint32_t* points, uint32_t* bucket_sizes) {
   size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   uint64_t limbs[4];
   scalars[i].to_canonical(limbs);
   const uint32_t buckets_per_set = 1u << (c - 1);
-  for (int w = 0; w < windows; ++w) {
-    const size_t pair = w * n + i;
+  for (int w = 0; w < sets * rows; ++w) {
+    const int set = w % sets, row = w / sets;
+    const size_t entry = row * n + i, pair = set * rows * n + entry;
     int32_t d = booth_digit(limbs, w, c);
     uint32_t key = buckets_per_set;
     if (d != 0) {
       key = static_cast<uint32_t>(d > 0 ? d : -d) - 1;
-      atomicAdd(&bucket_sizes[(fixed_base ? 0 : size_t(w)) * buckets_per_set + key], 1u);
+      atomicAdd(&bucket_sizes[size_t(set) * buckets_per_set + key], 1u);
     }
     keys[pair] = key;
-    points[pair] = static_cast<uint32_t>(fixed_base ? pair : i) | (d < 0 ? kSignBit : 0u);
+    points[pair] = static_cast<uint32_t>(entry) | (d < 0 ? kSignBit : 0u);
   }
 }
 
@@ -88,17 +90,17 @@ size_t CudaMsmDigits::workspace_bytes(size_t n, int window_bits, DigitLayout lay
 
 void CudaMsmDigits::compute(const Fr* d_scalars, size_t n, cudaStream_t stream, int window_bits, DigitLayout layout) {
   const int c = resolve_window_bits(n, window_bits, layout);
-  const bool fixed_base = layout == DigitLayout::fixed_base;
-  if ((fixed_base ? size_t(GpuMsmPolicy::windows(c)) * n : n) >= kSignBit)
-    throw cuda::CudaError(fixed_base ? "GPU MSM: at most 2^31 - 1 pairs of a fixed-base MSM" : "GPU MSM: at most 2^31 - 1 points");
+  if (MsmShape(n, c, layout).set_pairs >= kSignBit)
+    throw cuda::CudaError(layout.over_table() ? "GPU MSM: at most 2^31 - 1 table entries of a fixed-base MSM"
+                                              : "GPU MSM: at most 2^31 - 1 points");
   workspace_.reserve(DigitsLayout(n, c, layout, nullptr).bytes);
   DigitsLayout L(n, c, layout, workspace_.get());
   sorted_ = {n, c, layout, L.sorted_points, L.bucket_sizes, L.bucket_ends, L.segment_starts, L.most_segments};
   if (n == 0) return;
 
   CUDA_OK(cudaMemsetAsync(L.bucket_sizes, 0, (L.buckets + 1) * sizeof(uint32_t), stream));
-  digits_kernel<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(d_scalars, n, c, L.windows, fixed_base, L.keys,
-                                                                    L.points, L.bucket_sizes);
+  digits_kernel<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(d_scalars, n, c, L.sets, L.rows, L.keys, L.points,
+                                                                    L.bucket_sizes);
   CUDA_LAUNCH_OK();
   for (int set = 0; set < L.sets; ++set) {
     const size_t offset = set * L.set_pairs;

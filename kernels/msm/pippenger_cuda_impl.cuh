@@ -43,7 +43,8 @@ class Carver {
 struct MsmShape {
   size_t n;
   int c, windows;
-  int sets;          // bucket sets: one per window, or one (fixed_base)
+  int sets;          // bucket sets: one per window, or the fixed-base table's
+  int rows;          // windows per set (the table's rows), the last row padded with zero digits
   size_t set_pairs;  // (bucket, entry) pairs per set, zero digits included
   uint32_t buckets_per_set, ranges_per_set;
   uint32_t range_sums_per_block;  // range sums each block of the reduction's first tree level adds
@@ -52,9 +53,10 @@ struct MsmShape {
 
   MsmShape(size_t n_, int c_, DigitLayout layout) : n(n_), c(c_) {
     windows = GpuMsmPolicy::windows(c);
-    sets = layout == DigitLayout::fixed_base ? 1 : windows;
-    pairs = size_t(windows) * n;
-    set_pairs = pairs / sets;
+    sets = layout.sets(windows);
+    rows = (windows + sets - 1) / sets;
+    set_pairs = size_t(rows) * n;
+    pairs = size_t(sets) * set_pairs;
     buckets_per_set = 1u << (c - 1);
     buckets = size_t(sets) * buckets_per_set;
     const uint32_t ranges = std::max<uint32_t>(GpuMsmPolicy::reduction_threads / sets,
@@ -243,7 +245,7 @@ struct SelectedBases {
   const uint32_t* index;
   __device__ ec::affine_t<Curve> operator()(size_t i) const { return bases[index ? index[i] : i]; }
 };
-// The bases of a fixed-base MSM's pairs: entry w * n + i is row w of the table at base i.
+// The bases of a fixed-base MSM's pairs: entry r * n + i is row r of the table at base i.
 template <class Curve>
 struct FixedBaseRows {
   const ec::affine_t<Curve>* table;
@@ -251,8 +253,8 @@ struct FixedBaseRows {
   const uint32_t* index;
   uint32_t n;
   __device__ ec::affine_t<Curve> operator()(uint32_t entry) const {
-    const uint32_t w = entry / n, i = entry - w * n;
-    return table[w * table_n + (index ? index[i] : i)];
+    const uint32_t r = entry / n, i = entry - r * n;
+    return table[r * table_n + (index ? index[i] : i)];
   }
 };
 template <class Curve>
@@ -274,21 +276,23 @@ size_t sum_blocks(size_t n) {
   return std::max<size_t>(1, std::min(target, blocks_for(n, 8 * kSumThreads)));
 }
 
-int resolve_window_bits(size_t n, int window_bits, DigitLayout layout = DigitLayout::per_window) {
-  const int c = window_bits                           ? window_bits
-                : layout == DigitLayout::fixed_base ? GpuMsmPolicy::fixed_base_window_bits(n)
-                                                    : GpuMsmPolicy::window_bits(n);
+int resolve_window_bits(size_t n, int window_bits, DigitLayout layout = DigitLayout::per_window()) {
+  const int c = window_bits          ? window_bits
+                : layout.over_table() ? GpuMsmPolicy::fixed_base_window_bits(n)
+                                      : GpuMsmPolicy::window_bits(n);
   if (c < 2 || c > 24) throw cuda::CudaError("GPU MSM: window bits must be in [2, 24]");
   return c;
 }
 
-// A fixed-base table's row w from row w - 1: each point doubled c times (Jacobian, into `row`).
+// A fixed-base table's row r from row r - 1: each point doubled `doublings` times (c times its
+// sets; Jacobian, into `row`).
 template <class Curve>
-__global__ void double_row_kernel(const ec::affine_t<Curve>* previous, size_t n, int c, ec::jacobian_t<Curve>* row) {
+__global__ void double_row_kernel(const ec::affine_t<Curve>* previous, size_t n, int doublings,
+                                  ec::jacobian_t<Curve>* row) {
   const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   ec::jacobian_t<Curve> p = ec::jacobian_t<Curve>::from_affine(previous[i]);
-  for (int b = 0; b < c; ++b) p = p.dbl();
+  for (int b = 0; b < doublings; ++b) p = p.dbl();
   row[i] = p;
 }
 
@@ -322,26 +326,28 @@ __global__ void to_affine_kernel(const ec::jacobian_t<Curve>* points, size_t n, 
 }  // namespace
 
 template <class Curve>
-size_t CudaFixedBases<Curve>::table_bytes(size_t n, int window_bits) {
-  return size_t(GpuMsmPolicy::windows(resolve_window_bits(n, window_bits, DigitLayout::fixed_base))) * n *
-         sizeof(Affine);
+size_t CudaFixedBases<Curve>::table_bytes(size_t n, int window_bits, int sets) {
+  const DigitLayout layout = DigitLayout::fixed_base(sets);
+  return size_t(MsmShape(n, resolve_window_bits(n, window_bits, layout), layout).rows) * n * sizeof(Affine);
 }
 
 template <class Curve>
-void CudaFixedBases<Curve>::build(const Affine* d_bases, size_t n, cudaStream_t stream, int window_bits) {
-  const int c = resolve_window_bits(n, window_bits, DigitLayout::fixed_base);
-  const int windows = GpuMsmPolicy::windows(c);
-  if (size_t(windows) * n >= kSignBit) throw cuda::CudaError("GPU MSM: a fixed-base table of at most 2^31 - 1 points");
-  table_.reserve(size_t(windows) * n);
-  n_ = n, window_bits_ = c;
+void CudaFixedBases<Curve>::build(const Affine* d_bases, size_t n, cudaStream_t stream, int window_bits, int sets) {
+  if (sets < 1) throw cuda::CudaError("GPU MSM: a fixed-base table of at least one bucket set");
+  const DigitLayout layout = DigitLayout::fixed_base(sets);
+  const MsmShape shape(n, resolve_window_bits(n, window_bits, layout), layout);
+  if (shape.set_pairs >= kSignBit) throw cuda::CudaError("GPU MSM: a fixed-base table of at most 2^31 - 1 points");
+  table_.reserve(shape.set_pairs);
+  n_ = n, window_bits_ = shape.c, sets_ = shape.sets;
   if (n == 0) return;
   cuda::DeviceBuffer<ec::jacobian_t<Curve>> row(n);
   CUDA_OK(cudaMemcpyAsync(table_.get(), d_bases, n * sizeof(Affine), cudaMemcpyDeviceToDevice, stream));
-  for (int w = 1; w < windows; ++w) {
-    double_row_kernel<Curve><<<blocks_for(n, kThreads), kThreads, 0, stream>>>(table_.get() + (w - 1) * n, n, c, row.get());
+  for (int r = 1; r < shape.rows; ++r) {
+    double_row_kernel<Curve><<<blocks_for(n, kThreads), kThreads, 0, stream>>>(table_.get() + (r - 1) * n, n,
+                                                                             shape.c * shape.sets, row.get());
     CUDA_LAUNCH_OK();
     to_affine_kernel<Curve><<<blocks_for(blocks_for(n, kToAffineRun), 128), 128, 0, stream>>>(row.get(), n,
-                                                                                             table_.get() + w * n);
+                                                                                             table_.get() + r * n);
     CUDA_LAUNCH_OK();
   }
   CUDA_OK(cudaStreamSynchronize(stream));  // before `row` is freed
@@ -370,7 +376,7 @@ typename CudaMsm<Curve>::Point CudaMsm<Curve>::msm(const Affine* d_bases, const 
 template <class Curve>
 typename CudaMsm<Curve>::Point CudaMsm<Curve>::msm(const Affine* d_bases, const uint32_t* d_base_index,
                                                    const SortedDigits& digits, cudaStream_t stream) {
-  if (digits.layout != DigitLayout::per_window) throw cuda::CudaError("GPU MSM: fixed-base digits need a fixed-base table");
+  if (digits.layout.over_table()) throw cuda::CudaError("GPU MSM: fixed-base digits need a fixed-base table");
   return bucket_steps(SelectedBases<Curve>{d_bases, d_base_index}, digits, stream);
 }
 
@@ -378,15 +384,15 @@ template <class Curve>
 typename CudaMsm<Curve>::Point CudaMsm<Curve>::msm(const CudaFixedBases<Curve>& table, const uint32_t* d_base_index,
                                                    const Fr* d_scalars, size_t n, cudaStream_t stream) {
   if (n == 0) return Point::infinity();
-  digits_.compute(d_scalars, n, stream, table.window_bits(), DigitLayout::fixed_base);
+  digits_.compute(d_scalars, n, stream, table.window_bits(), DigitLayout::fixed_base(table.sets()));
   return msm(table, d_base_index, digits_.sorted(), stream);
 }
 
 template <class Curve>
 typename CudaMsm<Curve>::Point CudaMsm<Curve>::msm(const CudaFixedBases<Curve>& table, const uint32_t* d_base_index,
                                                    const SortedDigits& digits, cudaStream_t stream) {
-  if (digits.layout != DigitLayout::fixed_base || digits.window_bits != table.window_bits())
-    throw cuda::CudaError("GPU MSM: a fixed-base table needs fixed-base digits at its window");
+  if (digits.layout != DigitLayout::fixed_base(table.sets()) || digits.window_bits != table.window_bits())
+    throw cuda::CudaError("GPU MSM: a fixed-base table needs fixed-base digits of its sets at its window");
   if (!d_base_index && digits.n > table.n())
     throw cuda::CudaError("GPU MSM: more scalars than the fixed-base table has bases");
   return bucket_steps(FixedBaseRows<Curve>{table.table(), table.n(), d_base_index, static_cast<uint32_t>(digits.n)},
@@ -444,7 +450,7 @@ typename CudaMsm<Curve>::Point CudaMsm<Curve>::bucket_steps(const Bases& bases, 
                                                                  block_sums / L.sets, L.set_sums);
   CUDA_LAUNCH_OK();
 
-  // The sets' sums meet by doubling (Horner), set w weighing 2^(c w); a fixed-base MSM has one.
+  // The sets' sums meet by doubling (Horner), set s weighing 2^(c s): a window's set, or a table's.
   std::vector<Point> set_sums(L.sets);
   CUDA_OK(cudaMemcpyAsync(set_sums.data(), L.set_sums, L.sets * sizeof(Point), cudaMemcpyDeviceToHost, stream));
   CUDA_OK(cudaStreamSynchronize(stream));

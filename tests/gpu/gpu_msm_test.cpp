@@ -6,6 +6,7 @@
 // runs without a GPU).
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/util/rng.hpp"
@@ -234,26 +235,31 @@ TEST(GpuMsmDigits, OneDecompositionServesG1AndG2) {
   }
 }
 
-// A fixed-base table holds each base times 2^(c w) in row w, and MSMs over it (every window in
-// one bucket set) equal the CPU's on random, 0/1-heavy and index-selected scalars, at several
-// window widths.
+// A fixed-base table of k bucket sets holds each base times 2^(c k r) in row r, and MSMs over it
+// (window k r + s in set s) equal the CPU's on random, 0/1-heavy and index-selected scalars, at
+// several window widths, with a row for every window (k = 1), every other window's (k = 2), and
+// k = 3, which divides none of these widths' window counts (86, 32, 20): the last rows padded.
 TYPED_TEST(GpuMsm, FixedBaseTablesEqualCpu) {
   using Affine = ec::affine_t<TypeParam>;
   using Point = ec::jacobian_t<TypeParam>;
   Rng rng(this->seed_ + 7);
   cuda::DeviceBuffer<Affine> d_bases(this->kBases);
   d_bases.upload(this->bases_, this->stream_->get());
-  for (const int c : {3, 8, 13}) {
+  const std::pair<int, int> widths_and_sets[] = {{3, 1}, {8, 1}, {13, 1}, {3, 2}, {13, 2}, {3, 3}, {8, 3}, {13, 3}};
+  for (const auto& [c, sets] : widths_and_sets) {
+    SCOPED_TRACE("bucket sets " + std::to_string(sets));
     CudaFixedBases<TypeParam> table;
-    table.build(d_bases.get(), this->kBases, this->stream_->get(), c);
-    ASSERT_EQ(table.bytes(), CudaFixedBases<TypeParam>::table_bytes(this->kBases, c));
+    table.build(d_bases.get(), this->kBases, this->stream_->get(), c, sets);
+    const int rows = (GpuMsmPolicy::windows(c) + sets - 1) / sets;
+    ASSERT_EQ(table.bytes(), size_t(rows) * this->kBases * sizeof(Affine));
+    ASSERT_EQ(table.bytes(), CudaFixedBases<TypeParam>::table_bytes(this->kBases, c, sets));
     std::vector<Affine> row(this->kBases);
-    const int w = GpuMsmPolicy::windows(c) - 1;
-    CUDA_OK(cudaMemcpy(row.data(), table.table() + w * this->kBases, row.size() * sizeof(Affine), cudaMemcpyDeviceToHost));
+    const int r = rows - 1;
+    CUDA_OK(cudaMemcpy(row.data(), table.table() + r * this->kBases, row.size() * sizeof(Affine), cudaMemcpyDeviceToHost));
     for (size_t i : {size_t{0}, size_t{1}, this->kBases - 1}) {
       Point expected = Point::from_affine(this->bases_[i]);
-      for (int b = 0; b < c * w; ++b) expected = expected.dbl();
-      EXPECT_TRUE(Point::from_affine(row[i]) == expected) << "row " << w << " base " << i << " c " << c;
+      for (int b = 0; b < c * sets * r; ++b) expected = expected.dbl();
+      EXPECT_TRUE(Point::from_affine(row[i]) == expected) << "row " << r << " base " << i << " c " << c;
     }
     for (size_t n : {size_t{1}, size_t{100}, this->kBases})
       this->check_fixed_base_msm(table, this->bases_, {}, this->random_scalars(n, rng), "fixed-base random");
