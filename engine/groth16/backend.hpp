@@ -72,7 +72,7 @@ class ProverBackend {
   virtual std::string name() const = 0;
   // Called once per key before proving with it; a backend that builds fixed-base tables builds
   // them for `fixed_bases` (the device-memory plan's choice), others ignore them.
-  virtual void prepare(const ProvingKey&, std::span<const zkpipe::policy::KeyArray> /*fixed_bases*/) {}
+  virtual void prepare(const ProvingKey&, std::span<const zkpipe::policy::FixedBaseTable> /*fixed_bases*/) {}
   // What proving with `pk` holds in its device's memory, before any of it is allocated (nothing
   // where the backend computes in host memory).
   virtual zkpipe::policy::DeviceFootprint device_footprint(const ProvingKey&) const { return {}; }

@@ -53,6 +53,7 @@ const void* current_context() {
 
 template <class Affine>
 using CurveOf = std::conditional_t<std::is_same_v<Affine, G1Affine>, bls12_381::G1Curve, bls12_381::G2Curve>;
+using zkpipe::policy::FixedBaseTable;
 using zkpipe::policy::KeyArray;
 
 // A proving key's point arrays on one device, found by host address and length: one copy per
@@ -63,7 +64,7 @@ class DeviceKey {
   // The copy in the current context of `pk`'s points, uploaded (and its tables built) by the
   // first backend to ask and freed with the last that holds it; `uploaded` says whether this
   // call made it.
-  static std::shared_ptr<const DeviceKey> of(const ProvingKey& pk, std::span<const KeyArray> fixed_bases,
+  static std::shared_ptr<const DeviceKey> of(const ProvingKey& pk, std::span<const FixedBaseTable> fixed_bases,
                                              cudaStream_t stream, bool& uploaded) {
     static std::mutex mutex;
     static std::map<std::pair<const void*, const ProvingKey*>, std::weak_ptr<const DeviceKey>> keys;
@@ -73,11 +74,14 @@ class DeviceKey {
     uploaded = entry.expired();
     if (!uploaded) return entry.lock();
     auto key = std::make_shared<DeviceKey>();
-    const auto with_table = [&](KeyArray array) { return std::ranges::find(fixed_bases, array) != fixed_bases.end(); };
+    const auto table_sets = [&](KeyArray array) {  // 0: no table
+      const auto table = std::ranges::find(fixed_bases, array, &FixedBaseTable::array);
+      return table == fixed_bases.end() ? 0 : int(table->sets);
+    };
     const std::pair<KeyArray, const std::vector<G1Affine>*> g1_arrays[] = {
         {KeyArray::a, &pk.a}, {KeyArray::b1, &pk.b1}, {KeyArray::l, &pk.l}, {KeyArray::h, &pk.h}};
-    for (const auto& [array, points] : g1_arrays) key->keep(key->g1_, std::span<const G1Affine>(*points), with_table(array), stream);
-    key->keep(key->g2_, std::span<const G2Affine>(pk.b2), with_table(KeyArray::b2), stream);
+    for (const auto& [array, points] : g1_arrays) key->keep(key->g1_, std::span<const G1Affine>(*points), table_sets(array), stream);
+    key->keep(key->g2_, std::span<const G2Affine>(pk.b2), table_sets(KeyArray::b2), stream);
     CUDA_OK(cudaStreamSynchronize(stream));
     entry = key;
     return key;
@@ -107,12 +111,12 @@ class DeviceKey {
   template <class Curve>
   using Copies = std::map<std::pair<const void*, size_t>, Copy<Curve>>;
   template <class Curve>
-  static void keep(Copies<Curve>& copies, std::span<const ec::affine_t<Curve>> host, bool with_table, cudaStream_t stream) {
+  static void keep(Copies<Curve>& copies, std::span<const ec::affine_t<Curve>> host, int table_sets, cudaStream_t stream) {
     Copy<Curve>& copy = copies[{host.data(), host.size()}];
     copy.points = cuda::DeviceBuffer<ec::affine_t<Curve>>(host.size());
     copy.points.upload(host, stream);
-    if (!with_table) return;
-    copy.table.emplace().build(copy.points.get(), host.size(), stream);  // returns once built
+    if (table_sets == 0) return;
+    copy.table.emplace().build(copy.points.get(), host.size(), stream, 0, table_sets);  // returns once built
     copy.points = {};
   }
   template <class Affine>
@@ -452,38 +456,36 @@ struct CurveRates {
 };
 constexpr CurveRates g1_rates{3.83e-10, 3.4e-10}, g2_rates{1.10e-9, 7.8e-10};
 
-// What a fixed-base table of n points of `Curve` holds beyond the points, and the estimates of its
-// build and of what it saves an MSM of n scalars (workspace_bytes: filled in by the caller).
+// The fixed-base table of n points of `Curve` in `sets` bucket sets: what it holds beyond the
+// points, the estimates of its build and of what it saves an MSM of n scalars, and the workspace
+// of the MSMs over tables of that layout: the largest of the key's one-shot MSMs in the curve, and
+// the witness's digits (for a, b1 and b2).
 template <class Curve>
-zkpipe::policy::FixedBaseOption fixed_base_option(KeyArray array, size_t n, const CurveRates& rates) {
+zkpipe::policy::FixedBaseOption fixed_base_option(const ProvingKey& pk, KeyArray array, size_t n, int sets,
+                                                  const CurveRates& rates) {
   using Policy = msm::GpuMsmPolicy;
   const int c = Policy::fixed_base_window_bits(n);
-  zkpipe::policy::FixedBaseOption option;
-  option.array = array;
-  option.table_bytes = msm::CudaFixedBases<Curve>::table_bytes(n, c) - n * sizeof(ec::affine_t<Curve>);
-  option.build_s = double(n) * (Policy::windows(c) - 1) * c * rates.doubling_s;
-  option.saving_s = rates.pair_s * (Policy::cost(n, Policy::window_bits(n), false) - Policy::cost(n, c, true));
+  const auto layout = msm::DigitLayout::fixed_base(sets);
+  zkpipe::policy::FixedBaseOption option{.array = array, .sets = uint32_t(sets)};
+  option.table_bytes = msm::CudaFixedBases<Curve>::table_bytes(n, c, sets) - n * sizeof(ec::affine_t<Curve>);
+  option.build_s = double(n) * (Policy::table_rows(c, sets) - 1) * c * sets * rates.doubling_s;
+  option.saving_s = rates.pair_s * (Policy::cost(n, Policy::window_bits(n), 0) - Policy::cost(n, c, sets));
+  size_t curve_workspace = 0;
+  for (size_t m : zkpipe::policy::in_g2(array) ? std::vector{pk.b2.size()} : std::vector{pk.a.size(), pk.l.size(), pk.h.size()})
+    curve_workspace = std::max(curve_workspace, msm::CudaMsm<Curve>::workspace_bytes(m, 0, layout));
+  option.workspace_bytes = msm::CudaMsmDigits::workspace_bytes(pk.num_vars, 0, layout) + curve_workspace;
   return option;
 }
 
-// The fixed-base tables the backend can build, each charged its curve's workspaces for MSMs over
-// tables: the largest of its arrays' one-shot MSMs, and the witness's digits in the fixed-base
-// layout (for a, b1 and b2).
+// The fixed-base tables the backend can build: each array's of one set and of two (half the rows).
 std::vector<zkpipe::policy::FixedBaseOption> fixed_base_options(const ProvingKey& pk) {
-  using G1 = bls12_381::G1Curve;
-  using G2 = bls12_381::G2Curve;
-  const auto fixed = msm::DigitLayout::fixed_base();
-  std::vector<zkpipe::policy::FixedBaseOption> options = {
-      fixed_base_option<G1>(KeyArray::a, pk.a.size(), g1_rates), fixed_base_option<G1>(KeyArray::b1, pk.b1.size(), g1_rates),
-      fixed_base_option<G1>(KeyArray::l, pk.l.size(), g1_rates), fixed_base_option<G1>(KeyArray::h, pk.h.size(), g1_rates),
-      fixed_base_option<G2>(KeyArray::b2, pk.b2.size(), g2_rates)};
-  const size_t witness_digits = msm::CudaMsmDigits::workspace_bytes(pk.num_vars, 0, fixed);
-  size_t g1_workspace = 0;
-  for (size_t n : {pk.a.size(), pk.l.size(), pk.h.size()})
-    g1_workspace = std::max(g1_workspace, msm::CudaMsm<G1>::workspace_bytes(n, 0, fixed));
-  const size_t g2_workspace = msm::CudaMsm<G2>::workspace_bytes(pk.b2.size(), 0, fixed);
-  for (auto& option : options)
-    option.workspace_bytes = witness_digits + (zkpipe::policy::in_g2(option.array) ? g2_workspace : g1_workspace);
+  const std::pair<KeyArray, size_t> g1_arrays[] = {
+      {KeyArray::a, pk.a.size()}, {KeyArray::b1, pk.b1.size()}, {KeyArray::l, pk.l.size()}, {KeyArray::h, pk.h.size()}};
+  std::vector<zkpipe::policy::FixedBaseOption> options;
+  for (int sets : {1, 2}) {
+    for (const auto& [array, n] : g1_arrays) options.push_back(fixed_base_option<bls12_381::G1Curve>(pk, array, n, sets, g1_rates));
+    options.push_back(fixed_base_option<bls12_381::G2Curve>(pk, KeyArray::b2, pk.b2.size(), sets, g2_rates));
+  }
   return options;
 }
 
@@ -497,7 +499,7 @@ zkpipe::policy::DeviceFootprint CudaBackend::device_footprint(const ProvingKey& 
           fixed_base_options(pk)};
 }
 
-void CudaBackend::prepare(const ProvingKey& pk, std::span<const KeyArray> fixed_bases) {
+void CudaBackend::prepare(const ProvingKey& pk, std::span<const FixedBaseTable> fixed_bases) {
   bool uploaded = false;
   const auto start = std::chrono::steady_clock::now();
   const std::shared_ptr<const DeviceKey> key = DeviceKey::of(pk, fixed_bases, impl_->stream.get(), uploaded);
@@ -509,8 +511,10 @@ void CudaBackend::prepare(const ProvingKey& pk, std::span<const KeyArray> fixed_
              mib(key->bytes()), uploaded ? "uploaded" : "the device's copy, shared", mib(workspace.ntt),
              mib(workspace.g1), mib(workspace.g2), mib(workspace.digits), mib(3 * pk.domain_size() * sizeof(Fr)));
   if (uploaded && !fixed_bases.empty()) {
-    std::vector<std::string_view> names;
-    for (KeyArray array : fixed_bases) names.push_back(zkpipe::policy::key_array_name(array));
+    std::vector<std::string> names;
+    for (const FixedBaseTable& table : fixed_bases)
+      names.push_back(fmt::format("{}{}", zkpipe::policy::key_array_name(table.array),
+                                  table.sets == 1 ? "" : fmt::format(" ({} sets)", table.sets)));
     fmt::print("cuda: fixed-base tables of {} built in {:.2f} s ({:.1f} MiB of the bases above)\n", fmt::join(names, ", "),
                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), mib(key->table_bytes()));
   }

@@ -5,9 +5,10 @@
 // l, h, b2): one per CUDA context (the device's, or a worker's own: faulty-cuda's), uploaded by
 // the first backend there to prepare that key, shared by the others, freed with the last; later
 // calls whose bases are one of those arrays use it. The arrays named in fixed_bases are held as
-// fixed-base tables (msm::CudaFixedBases, built there by that first backend; the table's first
-// row is the array), and every MSM over them runs over the table; device_footprint() offers each
-// array's table with its bytes and estimated build time and saving, for the device-memory plan. Other bases (all of them
+// fixed-base tables of the sets named there (msm::CudaFixedBases, built there by that first
+// backend; the table's first row is the array), and every MSM over them runs over the table;
+// device_footprint() offers each array's tables of one and of two sets with their bytes and
+// estimated build time and saving, for the device-memory plan. Other bases (all of them
 // without prepare(): the engine's pinned-host SRS residency) stream from the host in chunks of
 // `stream_chunk_points` through two device buffers, the next chunk's copy overlapping this
 // chunk's MSM (asynchronous where the host array is page-locked); index lists must then be
@@ -65,7 +66,7 @@ class CudaBackend final : public ProverBackend {
   explicit CudaBackend(size_t stream_chunk_points = default_stream_chunk_points);
   ~CudaBackend() override;
   std::string name() const override { return "cuda"; }
-  void prepare(const ProvingKey& pk, std::span<const zkpipe::policy::KeyArray> fixed_bases) override;
+  void prepare(const ProvingKey& pk, std::span<const zkpipe::policy::FixedBaseTable> fixed_bases) override;
   // The key's bases; the NTT, G1 and G2 MSM and witness-digit workspaces; this backend's quotient
   // and witness buffers; and, with the bases streamed, its two chunk buffers per curve, their
   // index list and G2's digits of a chunk.

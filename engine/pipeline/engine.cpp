@@ -331,10 +331,15 @@ void say_fixed_bases(const policy::DeviceFootprint& footprint, const policy::Dev
   if (footprint.fixed_bases.empty() || settings.fixed_bases == policy::FixedBaseTables::off) return;
   std::vector<std::string> built, left;
   for (const policy::FixedBaseOption& option : footprint.fixed_bases) {
-    const std::string text = fmt::format("{} ({}, ~{:.1f} s to build, ~{:.0f} ms saved a partition)",
-                                         policy::key_array_name(option.array), format_bytes(option.table_bytes),
-                                         option.build_s, 1e3 * option.saving_s);
-    (std::ranges::find(plan.fixed_bases, option.array) != plan.fixed_bases.end() ? built : left).push_back(text);
+    const auto& tables = plan.fixed_bases;
+    const bool taken = std::ranges::find(tables, option.table()) != tables.end();
+    const bool array_taken = std::ranges::find(tables, option.array, &policy::FixedBaseTable::array) != tables.end();
+    if (!taken && (array_taken || option.sets != 1)) continue;  // an array left out is named with its table of one set
+    const std::string sets = option.sets == 1 ? "" : fmt::format("{} bucket sets, ", option.sets);
+    (taken ? built : left)
+        .push_back(fmt::format("{} ({}{}, ~{:.1f} s to build, ~{:.0f} ms saved a partition)",
+                               policy::key_array_name(option.array), sets, format_bytes(option.table_bytes),
+                               option.build_s, 1e3 * option.saving_s));
   }
   if (!built.empty()) say(options.log, "engine: fixed-base tables on each GPU: {}\n", fmt::join(built, ", "));
   if (!left.empty())
@@ -368,7 +373,7 @@ void fit_devices(Settings& settings, const Settings& requested, const JobSizes& 
 // Every GPU's workers, each with its backend (worker 0's is `first`) prepared for the key where
 // it lives on the device, and its witness staging reserved.
 std::vector<Worker> make_workers(const Settings& settings, const groth16::ProvingKey& pk,
-                                 std::span<const policy::KeyArray> fixed_bases,
+                                 std::span<const policy::FixedBaseTable> fixed_bases,
                                  std::unique_ptr<groth16::ProverBackend> first, zkpipe::faults::FaultInjector* faults) {
   std::vector<Worker> workers;
   const groth16::WitnessHostMemory witness_from =

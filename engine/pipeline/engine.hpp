@@ -70,7 +70,7 @@ struct JobReport {
   uint64_t partition_reserved_max_bytes = 0;  // the policy's high-water mark of partition bytes
   zkpipe::policy::DeviceFootprint device_footprint;  // what the backend holds on a device
   uint64_t device_bytes_planned = 0;          // per GPU, by the device-memory plan (0: the backend holds none)
-  std::vector<zkpipe::policy::KeyArray> fixed_bases;  // the key's arrays with a fixed-base table on each GPU
+  std::vector<zkpipe::policy::FixedBaseTable> fixed_bases;  // the fixed-base tables on each GPU
   zkpipe::policy::PolicySettings admission;   // the policy's: partitions admitted against budget - key - workers
   double wall_s = 0;
   trace::Trace trace;

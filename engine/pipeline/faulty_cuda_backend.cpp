@@ -116,7 +116,7 @@ class FaultyCudaBackend final : public FaultInjectingBackend {
   void begin_attempt(uint32_t partition, uint32_t attempt) override { attempt_ = Attempt{partition, attempt}; }
   std::string name() const override { return "faulty-cuda"; }
 
-  void prepare(const groth16::ProvingKey& pk, std::span<const zkpipe::policy::KeyArray> fixed_bases) override {
+  void prepare(const groth16::ProvingKey& pk, std::span<const zkpipe::policy::FixedBaseTable> fixed_bases) override {
     on_device("prepare", [&] { inner_->prepare(pk, fixed_bases); });
   }
   void reserve_witness_staging(const groth16::ProvingKey& pk, groth16::WitnessHostMemory from) override {

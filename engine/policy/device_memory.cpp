@@ -1,7 +1,8 @@
 #include "policy/device_memory.hpp"
 
 #include <algorithm>
-#include <functional>
+#include <array>
+#include <span>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -60,23 +61,66 @@ DevicePlan plan_device_memory(const DeviceFootprint& f, std::uint64_t budget, st
   return plan;
 }
 
+namespace {
+
+// What the tables `taken` add to a plan: their bytes, and the largest workspace each curve's take.
+std::uint64_t bytes_added(std::span<const FixedBaseOption* const> taken) {
+  std::uint64_t bytes = 0, workspace[2] = {0, 0};  // G1's, G2's
+  for (const FixedBaseOption* option : taken) {
+    bytes += option->table_bytes;
+    std::uint64_t& charged = workspace[in_g2(option->array)];
+    charged = std::max(charged, option->workspace_bytes);
+  }
+  return bytes + workspace[0] + workspace[1];
+}
+
+double saving(std::span<const FixedBaseOption* const> taken) {
+  double total = 0;
+  for (const FixedBaseOption* option : taken) total += option->saving_s;
+  return total;
+}
+
+// Whether the tables of the arrays that take the whole witness have one number of sets.
+bool one_witness_layout(std::span<const FixedBaseOption* const> taken) {
+  std::uint32_t sets = 0;
+  for (const FixedBaseOption* option : taken) {
+    if (!takes_whole_witness(option->array)) continue;
+    if (sets != 0 && sets != option->sets) return false;
+    sets = option->sets;
+  }
+  return true;
+}
+
+}  // namespace
+
 void plan_fixed_bases(const DeviceFootprint& f, std::uint64_t budget, FixedBaseTables tables,
                       std::uint32_t partitions_per_gpu, DevicePlan& plan) {
   if (tables == FixedBaseTables::off || !plan.key_on_device) return;
-  std::vector<FixedBaseOption> options = f.fixed_bases;
-  std::ranges::stable_sort(options, std::greater{}, [](const FixedBaseOption& o) {
-    return o.saving_s / double(std::max<std::uint64_t>(1, o.table_bytes + o.workspace_bytes));
-  });
-  std::uint64_t workspace_charged[2] = {0, 0};  // G1's, G2's
-  for (const FixedBaseOption& option : options) {
-    if (tables == FixedBaseTables::automatic && !(partitions_per_gpu * option.saving_s > option.build_s)) continue;
-    std::uint64_t& charged = workspace_charged[in_g2(option.array)];
-    const std::uint64_t more = option.table_bytes + std::max(option.workspace_bytes, charged) - charged;
-    if (more > budget - std::min(budget, plan.bytes)) continue;
-    plan.bytes += more;
-    charged = std::max(charged, option.workspace_bytes);
-    plan.fixed_bases.push_back(option.array);
-  }
+  std::array<std::vector<const FixedBaseOption*>, key_array_names.size()> by_array;
+  for (const FixedBaseOption& option : f.fixed_bases)
+    if (tables == FixedBaseTables::on || partitions_per_gpu * option.saving_s > option.build_s)
+      by_array[std::size_t(option.array)].push_back(&option);
+  const std::uint64_t room = budget - std::min(budget, plan.bytes);
+  std::vector<const FixedBaseOption*> taken, best;
+  // Every choice of none or one option an array (at most 3^5 with two options an array).
+  const auto choose = [&](auto& self, std::size_t array) -> void {
+    if (bytes_added(taken) > room) return;
+    if (array == by_array.size()) {
+      const double gain = saving(taken), best_gain = saving(best);
+      if (one_witness_layout(taken) && (gain > best_gain || (gain == best_gain && bytes_added(taken) < bytes_added(best))))
+        best = taken;
+      return;
+    }
+    self(self, array + 1);
+    for (const FixedBaseOption* option : by_array[array]) {
+      taken.push_back(option);
+      self(self, array + 1);
+      taken.pop_back();
+    }
+  };
+  choose(choose, 0);
+  plan.bytes += bytes_added(best);
+  for (const FixedBaseOption* option : best) plan.fixed_bases.push_back(option->table());
 }
 
 }  // namespace zkpipe::policy

@@ -11,10 +11,12 @@
 // - a budget that cannot hold one streaming worker is refused (std::invalid_argument naming the
 //   budget and each part).
 // plan_fixed_bases() then spends what the plan leaves of the budget on fixed-base tables of the
-// key's arrays (never at the cost of a worker or of the key's place on the device), promising:
+// key's arrays (never at the cost of a worker or of the key's place on the device), at most one
+// table an array (a row for every window, or fewer rows and more bucket sets), promising:
 // - the planned bytes, tables included, never exceed the budget;
-// - with `on`, a table is left out only where it does not fit; with `automatic`, also where its
-//   build does not pay within the job; with `off`, or with the key streamed, there is none.
+// - of the choices that fit (with `automatic`, of the tables that pay within the job), one that
+//   saves the most estimated GPU time; the tables of a, b1 and b2 have one number of sets;
+// - with `off`, or with the key streamed, there is none.
 #pragma once
 
 #include <cstdint>
@@ -35,18 +37,31 @@ inline constexpr zk::EnumNames<KeyArray, 5> key_array_names{{{"a", KeyArray::a},
                                                              {"b2", KeyArray::b2}}};
 inline std::string_view key_array_name(KeyArray array) { return zk::name_of(key_array_names, array); }
 inline bool in_g2(KeyArray array) { return array == KeyArray::b2; }
+// The arrays whose MSMs take the whole witness as scalars (one decomposition of it serves them all
+// where their tables have one number of bucket sets).
+inline bool takes_whole_witness(KeyArray array) { return array != KeyArray::l && array != KeyArray::h; }
 
-// A fixed-base table a backend can build on each GPU for one of the key's arrays (its points
-// times 2^(c w) for every window w of c-bit digits), which turns every MSM over the array into
-// one over the table: the bytes it holds beyond the array's own, the bytes its curve's MSMs over
-// tables take beyond the plain MSMs' (once per curve), and estimates of the seconds its build
-// takes and of the GPU seconds it saves each partition.
+// A fixed-base table of one of the key's arrays, of `sets` bucket sets: row r holds the points
+// times 2^(c sets r), so one set has a row for every window of c-bit digits and two sets every
+// other row, in half the bytes, at the cost of a second bucket set to reduce each MSM.
+struct FixedBaseTable {
+  KeyArray array = KeyArray::a;
+  std::uint32_t sets = 1;
+  bool operator==(const FixedBaseTable&) const = default;
+};
+
+// A fixed-base table a backend can build on each GPU for one of the key's arrays, which turns
+// every MSM over the array into one over the table: the bytes it holds beyond the array's own, the
+// bytes its curve's MSMs over tables take beyond the plain MSMs' (once per curve), and estimates
+// of the seconds its build takes and of the GPU seconds it saves each partition.
 struct FixedBaseOption {
   KeyArray array = KeyArray::a;
+  std::uint32_t sets = 1;
   std::uint64_t table_bytes = 0;
   std::uint64_t workspace_bytes = 0;
   double build_s = 0;
   double saving_s = 0;
+  FixedBaseTable table() const { return {array, sets}; }
   bool operator==(const FixedBaseOption&) const = default;
 };
 
@@ -64,7 +79,7 @@ struct DeviceFootprint {
   std::uint64_t shared_bytes = 0;
   std::uint64_t worker_bytes = 0;
   std::uint64_t streaming_bytes = 0;
-  std::vector<FixedBaseOption> fixed_bases;  // the tables it can build (none: it builds none)
+  std::vector<FixedBaseOption> fixed_bases;  // the tables it can build, any number an array
   bool holds_device_memory() const { return key_bytes + shared_bytes + worker_bytes + streaming_bytes > 0; }
   bool operator==(const DeviceFootprint&) const = default;
 };
@@ -81,7 +96,7 @@ struct DevicePlan {
   std::uint32_t workers_per_gpu = 1;
   bool key_on_device = true;
   std::uint64_t bytes = 0;  // what the plan holds on each GPU
-  std::vector<KeyArray> fixed_bases;  // the arrays whose fixed-base tables each GPU builds
+  std::vector<FixedBaseTable> fixed_bases;  // the fixed-base tables each GPU builds, in KeyArray order
   // Why the plan differs from what was asked (fewer workers, the key streamed), for a warning;
   // empty when it runs what was asked.
   std::string change;
@@ -95,10 +110,10 @@ std::uint64_t device_bytes(const DeviceFootprint& footprint, std::uint32_t worke
 DevicePlan plan_device_memory(const DeviceFootprint& footprint, std::uint64_t budget_bytes,
                               std::uint32_t workers_asked, bool key_on_device_asked);
 
-// Adds to `plan` (made by plan_device_memory) the fixed-base tables `tables` asks for, of the
-// footprint's options, taking those that save the most GPU time per byte first, each where it
-// fits what is left of the budget and (automatic) where partitions_per_gpu x its saving exceeds
-// its build time.
+// Adds to `plan` (made by plan_device_memory) the fixed-base tables `tables` asks for: of the
+// footprint's options (automatic: those whose saving times partitions_per_gpu exceeds their build
+// time), at most one an array, the choice that fits what is left of the budget and saves the most
+// (the fewest bytes among equals), weighing every choice.
 void plan_fixed_bases(const DeviceFootprint& footprint, std::uint64_t budget_bytes, FixedBaseTables tables,
                       std::uint32_t partitions_per_gpu, DevicePlan& plan);
 

@@ -110,9 +110,13 @@ void footprint_fields(Footprint& s, Visit visit) {
 
 template <typename Option, typename Visit>  // Option: FixedBaseOption, const or not
 void option_fields(Option& s, Visit visit) {
-  visit("array", s.array, key_array_names), FIELD(table_bytes), FIELD(workspace_bytes), FIELD(build_s), FIELD(saving_s);
+  visit("array", s.array, key_array_names), FIELD(sets), FIELD(table_bytes), FIELD(workspace_bytes), FIELD(build_s), FIELD(saving_s);
 }
 #undef FIELD
+
+void require_sets(std::uint32_t sets, std::string_view where) {
+  if (sets == 0) throw std::invalid_argument(fmt::format("{}.sets: 0, where a fixed-base table has at least one bucket set", where));
+}
 
 }  // namespace
 
@@ -141,6 +145,21 @@ void to_json(nlohmann::json& json, const FixedBaseOption& o) {
 }
 void from_json(const nlohmann::json& json, FixedBaseOption& o) {
   option_fields(o = {}, zk::JsonFieldReader{json, "settings.device_footprint.fixed_bases"});
+  require_sets(o.sets, "settings.device_footprint.fixed_bases");
+}
+
+void to_json(nlohmann::json& json, const FixedBaseTable& table) {
+  json = {{"array", key_array_name(table.array)}, {"sets", table.sets}};
+}
+void from_json(const nlohmann::json& json, FixedBaseTable& table) {
+  if (json.is_string()) {
+    table = {json.get<KeyArray>(), 1};
+    return;
+  }
+  table = {};
+  const zk::JsonFieldReader read{json, "settings.fixed_base_tables", true};
+  read("array", table.array, key_array_names), read("sets", table.sets);
+  require_sets(table.sets, "settings.fixed_base_tables");
 }
 
 }  // namespace zkpipe::policy

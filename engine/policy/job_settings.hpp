@@ -124,5 +124,9 @@ void to_json(nlohmann::json& json, KeyArray array);  // its name
 void from_json(const nlohmann::json& json, KeyArray& array);
 void to_json(nlohmann::json& json, const FixedBaseOption& option);
 void from_json(const nlohmann::json& json, FixedBaseOption& option);
+// {"array": name, "sets": k}; read also from the array's name alone (one set), as sidecars written
+// before tables of several sets name them.
+void to_json(nlohmann::json& json, const FixedBaseTable& table);
+void from_json(const nlohmann::json& json, FixedBaseTable& table);
 
 }  // namespace zkpipe::policy

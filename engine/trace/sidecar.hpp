@@ -93,7 +93,7 @@ struct RunSettings {
   StageAlone stage_alone = StageAlone::none;
   std::optional<policy::DeviceFootprint> device_footprint{};  // what the backend holds on a device
   std::optional<std::uint64_t> device_bytes_planned{};        // per GPU, by the device-memory plan
-  std::vector<policy::KeyArray> fixed_base_tables{};          // the key's arrays with a table on each GPU
+  std::vector<policy::FixedBaseTable> fixed_base_tables{};    // the fixed-base tables on each GPU
   std::optional<RunOutcome> outcome{};                        // a measured run's
   std::optional<std::uint64_t> seed{};                        // a simulation's
   // The faults a fake or faulty-cuda run injected, as the engine states its options (for people).

@@ -77,9 +77,9 @@ ZK_HD int32_t booth_digit(const uint64_t limbs[4], int w, int c) {
 // The cost model, in pairs (a pair: one digit decomposed, sorted and accumulated):
 //   per window width: windows(c) * (n * (1 + sort_pass_cost * radix_passes(c)) + window_cost
 //                     + bucket_cost * 2^(c-1));
-//   over a fixed-base table (one sort of windows(c) * n pairs, one bucket set):
-//                     windows(c) * n * (1 + sort_pass_cost * radix_passes(c)) + window_cost
-//                     + fixed_base_bucket_cost * 2^(c-1).
+//   over a fixed-base table of k bucket sets (k sorts of windows(c) * n pairs in all):
+//                     windows(c) * n * (1 + sort_pass_cost * radix_passes(c))
+//                     + k * (window_cost + fixed_base_bucket_cost * 2^(c-1)).
 // CUB sorts c-bit keys in ceil(c / 8) passes, so c = 17 pays a third pass that c = 16 does not.
 // Least squares on the G1 sweeps (relative errors) gives sort_pass_cost 0.067, window_cost 2.4e5
 // and bucket_cost 24: the best width at 2^22, 2^24 and 2^26 (16, 16, 20) and 13 at 2^20 (8 % over
@@ -124,25 +124,28 @@ struct GpuMsmPolicy {
   static constexpr double fixed_base_bucket_cost = 12.0;
 
   static int windows(int c) { return (scalar_bits + 1 + c - 1) / c; }
+  // The rows of a fixed-base table of `sets` bucket sets (its windows per set).
+  static int table_rows(int c, int sets) { return (windows(c) + sets - 1) / sets; }
   static int radix_passes(int c) { return (c + 7) / 8; }
-  // The cost model's cheapest window width for n scalars, per window or over a fixed-base table.
-  static int window_bits(size_t n) { return cheapest_window(n, false); }
-  static int fixed_base_window_bits(size_t n) { return cheapest_window(n, true); }
-  // The cost model's cost, in pairs, of an MSM of n scalars with c-bit windows, per window or
-  // over a fixed-base table (one bucket set).
-  static double cost(size_t n, int c, bool one_bucket_set) {
+  // The cost model's cheapest window width for n scalars, per window or over a fixed-base table
+  // (of one set: a table of more sets keeps the width of one).
+  static int window_bits(size_t n) { return cheapest_window(n, 0); }
+  static int fixed_base_window_bits(size_t n) { return cheapest_window(n, 1); }
+  // The cost model's cost, in pairs, of an MSM of n scalars with c-bit windows, per window
+  // (table_sets 0) or over a fixed-base table of table_sets bucket sets.
+  static double cost(size_t n, int c, int table_sets) {
     const double buckets = double(size_t{1} << (c - 1));
     const double pairs = windows(c) * double(n) * (1 + sort_pass_cost * radix_passes(c));
-    return one_bucket_set ? pairs + window_cost + fixed_base_bucket_cost * buckets
+    return table_sets > 0 ? pairs + table_sets * (window_cost + fixed_base_bucket_cost * buckets)
                           : pairs + windows(c) * (window_cost + bucket_cost * buckets);
   }
 
  private:
-  static int cheapest_window(size_t n, bool one_bucket_set) {
+  static int cheapest_window(size_t n, int table_sets) {
     int best = min_window_bits;
-    double best_cost = cost(n, best, one_bucket_set);
+    double best_cost = cost(n, best, table_sets);
     for (int c = min_window_bits + 1; c <= max_window_bits; ++c)
-      if (const double c_cost = cost(n, c, one_bucket_set); c_cost < best_cost) best = c, best_cost = c_cost;
+      if (const double c_cost = cost(n, c, table_sets); c_cost < best_cost) best = c, best_cost = c_cost;
     return best;
   }
 };

@@ -54,7 +54,7 @@ struct MsmShape {
   MsmShape(size_t n_, int c_, DigitLayout layout) : n(n_), c(c_) {
     windows = GpuMsmPolicy::windows(c);
     sets = layout.sets(windows);
-    rows = (windows + sets - 1) / sets;
+    rows = GpuMsmPolicy::table_rows(c, sets);
     set_pairs = size_t(rows) * n;
     pairs = size_t(sets) * set_pairs;
     buckets_per_set = 1u << (c - 1);

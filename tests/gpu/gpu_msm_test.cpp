@@ -250,7 +250,7 @@ TYPED_TEST(GpuMsm, FixedBaseTablesEqualCpu) {
     SCOPED_TRACE("bucket sets " + std::to_string(sets));
     CudaFixedBases<TypeParam> table;
     table.build(d_bases.get(), this->kBases, this->stream_->get(), c, sets);
-    const int rows = (GpuMsmPolicy::windows(c) + sets - 1) / sets;
+    const int rows = GpuMsmPolicy::table_rows(c, sets);
     ASSERT_EQ(table.bytes(), size_t(rows) * this->kBases * sizeof(Affine));
     ASSERT_EQ(table.bytes(), CudaFixedBases<TypeParam>::table_bytes(this->kBases, c, sets));
     std::vector<Affine> row(this->kBases);

@@ -159,11 +159,14 @@ TEST_P(GpuProver, StagedWitnessGivesTheCpuProof) {
 
 // With a fixed-base table of every array (the witness's MSMs then share fixed-base digits; L and
 // H decompose their own at the table's window; the batch additions read each table's first row),
-// direct and staged proofs are the CPU's; a backend preparing the same key later shares the tables.
+// direct and staged proofs are the CPU's; a backend preparing the same key later shares the tables;
+// tables of two bucket sets beside arrays without give the same proof.
 TEST_P(GpuProver, FixedBaseTablesGiveTheCpuProof) {
   SCOPED_TRACE(trace_);
+  using zkpipe::policy::FixedBaseTable;
   using zkpipe::policy::KeyArray;
-  const std::vector<KeyArray> every_array{KeyArray::a, KeyArray::b1, KeyArray::l, KeyArray::h, KeyArray::b2};
+  const std::vector<FixedBaseTable> every_array{
+      {KeyArray::a, 1}, {KeyArray::b1, 1}, {KeyArray::l, 1}, {KeyArray::h, 1}, {KeyArray::b2, 1}};
   CudaBackend tables;
   tables.prepare(pk_, every_array);
   expect_cpu_proof(prove_on(tables));
@@ -171,10 +174,10 @@ TEST_P(GpuProver, FixedBaseTablesGiveTheCpuProof) {
   CudaBackend sharing;
   sharing.prepare(pk_, every_array);
   expect_staged_proof(sharing, WitnessHostMemory::pageable);
-  CudaBackend some;  // another key copy: tables for b1 and l only, beside plain a, h and b2
+  CudaBackend some;  // another key copy: tables of two sets for a, l and b2, beside plain b1 and h
   ProvingKey other_key = pk_;
-  const std::vector<KeyArray> b1_and_l{KeyArray::b1, KeyArray::l};
-  some.prepare(other_key, b1_and_l);
+  const std::vector<FixedBaseTable> two_sets{{KeyArray::a, 2}, {KeyArray::l, 2}, {KeyArray::b2, 2}};
+  some.prepare(other_key, two_sets);
   expect_same_proof(prove(some, other_key, a_, b_, c_, z_, *blinding_), prove_on(tables));
 }
 

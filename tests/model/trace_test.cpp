@@ -186,7 +186,7 @@ TEST(TraceSidecar, RunSettingsRoundTrip) {
                        .stage_alone = StageAlone::gpu,
                        .device_footprint = policy::DeviceFootprint{.key_bytes = 9, .fixed_bases = {{.array = policy::KeyArray::b2}}},
                        .device_bytes_planned = 24,
-                       .fixed_base_tables = {policy::KeyArray::a, policy::KeyArray::h},
+                       .fixed_base_tables = {{policy::KeyArray::a, 1}, {policy::KeyArray::h, 2}},
                        .outcome = RunOutcome{.proved = 7, .failed = 1, .wall_s = 2.5},
                        .seed = 3,
                        .injected_faults = nlohmann::json{{"seed", 5}}};
@@ -196,6 +196,10 @@ TEST(TraceSidecar, RunSettingsRoundTrip) {
   EXPECT_EQ(json.at("staging_requested"), "pinned");
   EXPECT_EQ(json.at("synthesis_threads"), 16);
   EXPECT_EQ(json.at("outcome").at("proved"), 7);
+  nlohmann::json named = json;  // sidecars written before tables of two sets name the arrays
+  named["fixed_base_tables"] = {"a", "h"};
+  EXPECT_EQ(named.get<RunSettings>().fixed_base_tables,
+            (std::vector<policy::FixedBaseTable>{{policy::KeyArray::a, 1}, {policy::KeyArray::h, 1}}));
 }
 
 // Sidecars older than a setting read as its default: one staging for both, no core-share rule

@@ -73,13 +73,18 @@ RC_GTEST_PROP(DeviceMemoryPlan, KeepsEveryPromise, ()) {
   RC_ASSERT(plan.change.empty() == (plan.workers_per_gpu == asked && plan.key_on_device == key_on_device_asked));
 }
 
-// Dense at 2^24 on the CUDA backend, roughly (what CudaBackend::device_footprint offers): the
-// tables of a, b1, l, h (G1) and b2 (G2), each 11 times its array beyond it.
+// Dense at 2^24 on the CUDA backend, roughly (what CudaBackend::device_footprint offers): for
+// each of a, b1, l, h (G1) and b2 (G2) a table of one set (11 times its array beyond it) and one
+// of two sets (5 times), the latter with more buckets' workspace, a shorter build and less saved.
 DeviceFootprint footprint_2_24() {
   DeviceFootprint f{9 * gib, 12 * gib, 2 * gib, gib / 2, {}};
-  for (KeyArray array : {KeyArray::a, KeyArray::b1, KeyArray::l, KeyArray::h})
-    f.fixed_bases.push_back({array, 33 * gib / 2, 4 * gib, 1.4, 0.022});
-  f.fixed_bases.push_back({KeyArray::b2, 33 * gib, 5 * gib, 3.4, 0.068});
+  for (KeyArray array : {KeyArray::a, KeyArray::b1, KeyArray::l, KeyArray::h}) {
+    const bool h = array == KeyArray::h;
+    f.fixed_bases.push_back({array, 1, 33 * gib / 2, 4 * gib, 1.4, h ? 0.024 : 0.022});
+    f.fixed_bases.push_back({array, 2, 15 * gib / 2, 5 * gib, 1.2, h ? 0.017 : 0.016});
+  }
+  f.fixed_bases.push_back({KeyArray::b2, 1, 33 * gib, 5 * gib, 3.4, 0.068});
+  f.fixed_bases.push_back({KeyArray::b2, 2, 15 * gib, 6 * gib, 3.0, 0.046});
   return f;
 }
 
@@ -89,23 +94,39 @@ DevicePlan with_tables(const DeviceFootprint& f, std::uint64_t budget, FixedBase
   return plan;
 }
 
-TEST(FixedBasePlan, TakesTheMostSavingPerByteFirstAndChargesEachCurvesWorkspaceOnce) {
+TEST(FixedBasePlan, TakesTheChoiceThatSavesTheMostAndChargesEachCurvesWorkspaceOnce) {
   const DevicePlan plan = with_tables(footprint_2_24(), 126 * gib, FixedBaseTables::on, 8);
-  // 9 + 12 + 2 x 2 = 25 GiB, b2 + its workspace 38 GiB more, then G1 tables: the first with its
-  // workspace (20.5 GiB), the next at 16.5 each while they fit 126 GiB.
-  EXPECT_EQ(plan.fixed_bases, (std::vector<KeyArray>{KeyArray::b2, KeyArray::a, KeyArray::b1, KeyArray::l}));
-  EXPECT_EQ(plan.bytes, 25 * gib + 38 * gib + 41 * gib / 2 + 33 * gib);
+  // 9 + 12 + 2 x 2 = 25 GiB, then 101 GiB of tables: b2's of one set with its workspace (38),
+  // three G1 tables of one set (49.5) and l's of two (7.5) with G1's larger workspace (5), saving
+  // 152 ms; every G1 table of one set beside b2's would take 108, l's and h's of two sets save 145,
+  // and b2's of two sets takes a's and b1's of two sets (one decomposition of the witness): 124.
+  EXPECT_EQ(plan.fixed_bases, (std::vector<FixedBaseTable>{
+                                  {KeyArray::a, 1}, {KeyArray::b1, 1}, {KeyArray::l, 2}, {KeyArray::h, 1}, {KeyArray::b2, 1}}));
+  EXPECT_EQ(plan.bytes, 125 * gib);
   EXPECT_EQ(plan.workers_per_gpu, 2u);
 }
 
 TEST(FixedBasePlan, AutomaticBuildsOnlyTablesThatPayWithinTheJob) {
   const DeviceFootprint f = footprint_2_24();
   EXPECT_TRUE(with_tables(f, 1000 * gib, FixedBaseTables::automatic, 8).fixed_bases.empty());
-  // b2 pays after 3.4 / 0.068 = 50 partitions, the G1 tables after 1.4 / 0.022 = 63.6.
-  EXPECT_EQ(with_tables(f, 1000 * gib, FixedBaseTables::automatic, 51).fixed_bases, std::vector<KeyArray>{KeyArray::b2});
-  EXPECT_EQ(with_tables(f, 1000 * gib, FixedBaseTables::automatic, 63).fixed_bases.size(), 1u);
+  // b2's table of one set pays after 3.4 / 0.068 = 50 partitions, h's after 58.3, the other G1
+  // tables of one set after 63.6.
+  EXPECT_EQ(with_tables(f, 1000 * gib, FixedBaseTables::automatic, 51).fixed_bases, (std::vector<FixedBaseTable>{{KeyArray::b2, 1}}));
+  EXPECT_EQ(with_tables(f, 1000 * gib, FixedBaseTables::automatic, 63).fixed_bases,
+            (std::vector<FixedBaseTable>{{KeyArray::h, 1}, {KeyArray::b2, 1}}));
   EXPECT_EQ(with_tables(f, 1000 * gib, FixedBaseTables::automatic, 64).fixed_bases.size(), 5u);
-  EXPECT_EQ(with_tables(f, 1000 * gib, FixedBaseTables::on, 1).fixed_bases.size(), 5u);
+  const DevicePlan unlimited = with_tables(f, 1000 * gib, FixedBaseTables::on, 1);
+  EXPECT_EQ(unlimited.fixed_bases.size(), 5u);
+  for (const FixedBaseTable& table : unlimited.fixed_bases) EXPECT_EQ(table.sets, 1u);
+}
+
+TEST(FixedBasePlan, TablesOfTwoSetsWhereThoseOfOneDoNotFit) {
+  // 60 GiB for tables: every table of two sets (21 + 4 x 7.5 + 5 = 56 GiB) saves 111 ms, more than
+  // b2's of one set beside l's and h's of two (101) or any G1 tables of one set.
+  const DevicePlan plan = with_tables(footprint_2_24(), 85 * gib, FixedBaseTables::on, 8);
+  EXPECT_EQ(plan.fixed_bases.size(), 5u);
+  for (const FixedBaseTable& table : plan.fixed_bases) EXPECT_EQ(table.sets, 2u);
+  EXPECT_EQ(plan.bytes, 25 * gib + 21 * gib + 35 * gib);
 }
 
 TEST(FixedBasePlan, NoneWhenOffOrWithTheKeyStreamed) {
@@ -119,12 +140,21 @@ TEST(FixedBasePlan, NoneWhenOffOrWithTheKeyStreamed) {
   EXPECT_EQ(streamed.bytes, bytes);
 }
 
+// The option a planned table came from.
+const FixedBaseOption& option_of(const DeviceFootprint& f, const FixedBaseTable& table) {
+  const auto option = std::ranges::find(f.fixed_bases, table, &FixedBaseOption::table);
+  RC_ASSERT(option != f.fixed_bases.end());
+  return *option;
+}
+
 RC_GTEST_PROP(FixedBasePlan, KeepsEveryPromise, ()) {
   const auto size = [] { return rc::gen::inRange<std::uint64_t>(0, 64 * gib); };
   DeviceFootprint f{*size(), *size(), *rc::gen::inRange<std::uint64_t>(1, 16 * gib), *size(), {}};
   for (KeyArray array : {KeyArray::a, KeyArray::b1, KeyArray::l, KeyArray::h, KeyArray::b2})
-    if (*rc::gen::arbitrary<bool>())
-      f.fixed_bases.push_back({array, *size(), *size(), *rc::gen::inRange(0, 100) / 10.0, *rc::gen::inRange(0, 100) / 1000.0});
+    for (std::uint32_t sets : {1u, 2u})
+      if (*rc::gen::arbitrary<bool>())
+        f.fixed_bases.push_back(
+            {array, sets, *size(), *size(), *rc::gen::inRange(0, 100) / 10.0, *rc::gen::inRange(0, 100) / 1000.0});
   const std::uint64_t budget = *rc::gen::inRange<std::uint64_t>(0, 512 * gib);
   const auto tables = *rc::gen::element(FixedBaseTables::off, FixedBaseTables::automatic, FixedBaseTables::on);
   const std::uint32_t partitions = *rc::gen::inRange<std::uint32_t>(1, 200);
@@ -137,24 +167,29 @@ RC_GTEST_PROP(FixedBasePlan, KeepsEveryPromise, ()) {
   RC_ASSERT(plan.key_on_device == without.key_on_device);
   if (tables == FixedBaseTables::off || !plan.key_on_device) RC_ASSERT(plan.fixed_bases.empty());
   std::uint64_t least_more = 0;  // what the plan adds is at least its tables' bytes
-  for (KeyArray array : plan.fixed_bases) {
-    const auto option = std::ranges::find(f.fixed_bases, array, &FixedBaseOption::array);
-    RC_ASSERT(option != f.fixed_bases.end());
-    if (tables == FixedBaseTables::automatic) RC_ASSERT(partitions * option->saving_s > option->build_s);
-    least_more += option->table_bytes;
-  }
-  RC_ASSERT(plan.bytes - without.bytes >= least_more);
-  // With `on`, a table left out does not fit beside those taken, with what its curve's workspace
-  // would add to the largest charged for the tables taken.
-  if (tables == FixedBaseTables::on && plan.key_on_device)
-    for (const FixedBaseOption& option : f.fixed_bases) {
-      if (std::ranges::find(plan.fixed_bases, option.array) != plan.fixed_bases.end()) continue;
-      std::uint64_t charged = 0;
-      for (const FixedBaseOption& taken : f.fixed_bases)
-        if (in_g2(taken.array) == in_g2(option.array) && std::ranges::find(plan.fixed_bases, taken.array) != plan.fixed_bases.end())
-          charged = std::max(charged, taken.workspace_bytes);
-      RC_ASSERT(plan.bytes + option.table_bytes + std::max(option.workspace_bytes, charged) - charged > budget);
+  std::uint64_t charged[2] = {0, 0};
+  std::uint32_t witness_sets = 0;
+  for (const FixedBaseTable& table : plan.fixed_bases) {
+    const FixedBaseOption& option = option_of(f, table);
+    RC_ASSERT(std::ranges::count(plan.fixed_bases, table.array, &FixedBaseTable::array) == 1);
+    if (tables == FixedBaseTables::automatic) RC_ASSERT(partitions * option.saving_s > option.build_s);
+    if (takes_whole_witness(table.array)) {
+      RC_ASSERT(witness_sets == 0 || witness_sets == table.sets);
+      witness_sets = table.sets;
     }
+    least_more += option.table_bytes;
+    charged[in_g2(table.array)] = std::max(charged[in_g2(table.array)], option.workspace_bytes);
+  }
+  RC_ASSERT(plan.bytes - without.bytes == least_more + charged[0] + charged[1]);
+  // An array left without a table has none that would save time and fit beside those taken (its
+  // workspace beyond the largest charged for its curve), of the witness's sets where it takes it.
+  if (tables != FixedBaseTables::on || !plan.key_on_device) return;
+  for (const FixedBaseOption& option : f.fixed_bases) {
+    if (option.saving_s <= 0 || std::ranges::count(plan.fixed_bases, option.array, &FixedBaseTable::array) > 0) continue;
+    if (takes_whole_witness(option.array) && witness_sets != 0 && witness_sets != option.sets) continue;
+    const std::uint64_t charge = charged[in_g2(option.array)];
+    RC_ASSERT(plan.bytes + option.table_bytes + std::max(option.workspace_bytes, charge) - charge > budget);
+  }
 }
 
 }  // namespace
