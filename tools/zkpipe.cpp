@@ -340,9 +340,9 @@ void add_engine_options(CLI::App* prove, pipeline::Settings& engine) {
       ->default_str(std::string(pipeline::srs_residency_name(engine.srs_residency)));
   add_enum_option(prove, "--fixed-bases", engine.fixed_bases, zkpipe::policy::fixed_base_tables_names,
                   "fixed-base tables of the key's arrays on each GPU (each array's points times 2^(c w) for every "
-                  "window w: faster MSMs for 12-13x the array's device memory and a build when the key is loaded): "
-                  "auto (those that fit the device budget and whose build pays within the job), on (all that fit) "
-                  "or off")
+                  "window w, or every other w: faster MSMs for 12-13x or 6-7x the array's device memory and a build "
+                  "when the key is loaded): auto (the choice that fits the device budget and saves the most, of "
+                  "tables whose build pays within the job), on (of all tables) or off")
       ->default_str(std::string(zk::name_of(zkpipe::policy::fixed_base_tables_names, engine.fixed_bases)));
   prove->add_option("--retries", engine.retry_limit, "failed attempts of a partition before it is reported failed")->capture_default_str();
   add_enum_option(prove, "--stage-alone", engine.stage_alone, pipeline::stage_alone_names,

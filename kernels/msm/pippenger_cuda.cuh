@@ -78,13 +78,16 @@ ZK_HD int32_t booth_digit(const uint64_t limbs[4], int w, int c) {
 //   per window width: windows(c) * (n * (1 + sort_pass_cost * radix_passes(c)) + window_cost
 //                     + bucket_cost * 2^(c-1));
 //   over a fixed-base table of k bucket sets (k sorts of windows(c) * n pairs in all):
-//                     windows(c) * n * (1 + sort_pass_cost * radix_passes(c))
-//                     + k * (window_cost + fixed_base_bucket_cost * 2^(c-1)).
+//                     windows(c) * n * (1 + sort_pass_cost * radix_passes(c)) + window_cost
+//                     + fixed_base_bucket_cost * 2^(c-1) + (k - 1) * extra_set_bucket_cost * 2^(c-1).
 // CUB sorts c-bit keys in ceil(c / 8) passes, so c = 17 pays a third pass that c = 16 does not.
 // Least squares on the G1 sweeps (relative errors) gives sort_pass_cost 0.067, window_cost 2.4e5
 // and bucket_cost 24: the best width at 2^22, 2^24 and 2^26 (16, 16, 20) and 13 at 2^20 (8 % over
 // c = 16's 11.7 ms). fixed_base_bucket_cost = 12 picks 20 at 2^22 and 22 at 2^24, the best of
-// both fixed-base sweeps. The history is in kernels/README.md.
+// both fixed-base sweeps. extra_set_bucket_cost = 8 is a second set's measured cost over a table
+// at c = 22 (kernels/bench/h100-20261205b/call4, ms more than one set: G1 6.2 at 2^24 and 5.7 at
+// 2^22, G2 22.2 and 15.8, i.e. 7.7, 7.1, 9.6 and 6.9 pairs a bucket at the G1 and G2 pair rates of
+// engine/groth16/cuda_backend.cpp). The history is in kernels/README.md.
 struct GpuMsmPolicy {
   static constexpr int scalar_bits = 255;
   static constexpr int min_window_bits = 4;
@@ -122,6 +125,7 @@ struct GpuMsmPolicy {
   static constexpr double window_cost = 2.4e5;
   static constexpr double bucket_cost = 24.0;
   static constexpr double fixed_base_bucket_cost = 12.0;
+  static constexpr double extra_set_bucket_cost = 8.0;
 
   static int windows(int c) { return (scalar_bits + 1 + c - 1) / c; }
   // The rows of a fixed-base table of `sets` bucket sets (its windows per set).
@@ -136,8 +140,8 @@ struct GpuMsmPolicy {
   static double cost(size_t n, int c, int table_sets) {
     const double buckets = double(size_t{1} << (c - 1));
     const double pairs = windows(c) * double(n) * (1 + sort_pass_cost * radix_passes(c));
-    return table_sets > 0 ? pairs + table_sets * (window_cost + fixed_base_bucket_cost * buckets)
-                          : pairs + windows(c) * (window_cost + bucket_cost * buckets);
+    if (table_sets == 0) return pairs + windows(c) * (window_cost + bucket_cost * buckets);
+    return pairs + window_cost + (fixed_base_bucket_cost + (table_sets - 1) * extra_set_bucket_cost) * buckets;
   }
 
  private:
