@@ -205,8 +205,7 @@ class DeviceBases {
 
 // The kernels' workspaces in one context (device), shared by the backends there: the NTT's tables and
 // scratch, the MSMs' buckets, the digits of a staged witness. Each kernel call holds `busy` (the
-// engine's compute section already keeps one device's calls apart, so there it never waits); the
-// digits name the staging they were computed for (staging numbers are unique in the process).
+// engine's compute section already keeps one device's calls apart, so there it never waits).
 struct DeviceCompute {
   static std::shared_ptr<DeviceCompute> of_current_context() {
     static std::mutex mutex;
@@ -222,8 +221,15 @@ struct DeviceCompute {
   ntt::CudaNtt ntt;
   msm::CudaMsm<bls12_381::G1Curve> g1;
   msm::CudaMsm<bls12_381::G2Curve> g2;
-  msm::CudaMsmDigits witness_digits;
-  uint64_t digits_of_staging = 0;  // 0: none
+  // The staged witness's digits in each layout its MSMs read: per window (arrays without a table)
+  // and over tables (the plan gives the tables of a, b1 and b2 one number of sets), so A, B1 and B2
+  // decompose it at most once a layout whatever their order; each names the staging it was
+  // computed for (staging numbers are unique in the process; 0: none).
+  struct WitnessDigits {
+    msm::CudaMsmDigits digits;
+    uint64_t of_staging = 0;
+  };
+  WitnessDigits witness_digits[2];  // [layout.over_table()]
 };
 
 // memcpy spread over the cores this thread may use.
@@ -394,11 +400,12 @@ struct CudaBackend::Impl {
   // The digits of the staged split of all of z in `layout` (at `window_bits`, 0: the policy's),
   // computed at their first use in that layout (under compute->busy).
   const msm::SortedDigits& shared_all_digits(msm::DigitLayout layout, int window_bits) {
-    const msm::SortedDigits& digits = compute->witness_digits.sorted();
-    if (compute->digits_of_staging != staging || digits.layout != layout || (window_bits && digits.window_bits != window_bits))
-      compute->witness_digits.compute(staged[0].d_scalars, staged[0].scalars.size(), stream.get(), window_bits, layout);
-    compute->digits_of_staging = staging;
-    return compute->witness_digits.sorted();
+    auto& [digits, of_staging] = compute->witness_digits[layout.over_table()];
+    const msm::SortedDigits& sorted = digits.sorted();
+    if (of_staging != staging || sorted.layout != layout || (window_bits && sorted.window_bits != window_bits))
+      digits.compute(staged[0].d_scalars, staged[0].scalars.size(), stream.get(), window_bits, layout);
+    of_staging = staging;
+    return digits.sorted();
   }
   template <class Curve, class Engine, class Bases>
   ec::jacobian_t<Curve> msm_of_device_scalars(Engine& engine, Bases& bases, std::span<const ec::affine_t<Curve>> host_bases,
