@@ -4,8 +4,10 @@
 # steps on request: `sppark`, sppark's NTT and MSMs beside the kernel benchmarks, timed by a driver
 # built outside the repository (its path in $SPPARK_BENCH; neither the driver nor a script that
 # builds it is committed; skipped where none was carried), and `prover24`, the GPU stage alone of
-# 8 partitions of each built-in circuit at 2^24 over fixed-base tables, traced (about 4 minutes),
-# and `pageable24`, the job in which kernels wait for another worker's pageable copy (poseidon-merkle
+# 8 partitions of each built-in circuit at 2^24 over fixed-base tables, traced (about 4 minutes;
+# where $BIN_B names another folder, its zkpipe too on the same keys, each run's folder suffixed
+# with its binary's folder name), and `pageable24`, the job in which kernels wait for another
+# worker's pageable copy (poseidon-merkle
 # 2^24, 16 partitions, 16 threads, 2 workers, pageable staging: checks24-h200-20261203's), twice
 # with $BIN's zkpipe and, where $BIN_B names another folder, twice with its zkpipe, interleaved,
 # each trace's waiting kernels counted by `zkpipe calibrate` (about 3 minutes with two binaries).
@@ -50,8 +52,11 @@ if [[ $steps == *prover24* ]]; then
   for circuit in poseidon-merkle dense; do
     keys=/tmp/zkpipe-keys-2e24-$circuit
     "$bin/zkpipe" setup --circuit $circuit --constraints 16773120 --backend cuda --out-dir $keys 2>&1 | tee "$out/setup-$circuit.log"
-    "$bin/zkpipe" prove --key $keys/proving.key --backend cuda --stage-alone gpu --workers 2 --synthesis-threads 2 \
-      --pool-slabs 6 --partitions 8 --fixed-bases on --trace-dir "$out/prover24-$circuit" 2>&1 | tee "$out/prover24-$circuit.log"
+    for b in "$bin" ${BIN_B:-}; do
+      run="$out/prover24-$circuit${BIN_B:+-$(basename "$b")}"
+      "$b/zkpipe" prove --key $keys/proving.key --backend cuda --stage-alone gpu --workers 2 --synthesis-threads 2 \
+        --pool-slabs 6 --partitions 8 --fixed-bases on --trace-dir "$run" 2>&1 | tee "$run.log"
+    done
     rm -rf $keys
   done
 fi
