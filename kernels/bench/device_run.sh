@@ -7,10 +7,10 @@
 # 8 partitions of each built-in circuit at 2^24 over fixed-base tables, traced (about 4 minutes;
 # where $BIN_B names another folder, its zkpipe too on the same keys, each run's folder suffixed
 # with its binary's folder name), and `pageable24`, the job in which kernels wait for another
-# worker's pageable copy (poseidon-merkle
-# 2^24, 16 partitions, 16 threads, 2 workers, pageable staging: checks24-h200-20261203's), twice
-# with $BIN's zkpipe and, where $BIN_B names another folder, twice with its zkpipe, interleaved,
-# each trace's waiting kernels counted by `zkpipe calibrate` (about 3 minutes with two binaries).
+# worker's pageable copy (poseidon-merkle 2^24, 16 partitions, 16 threads, 2 workers, pageable
+# staging: checks24-h200-20261203's), twice with $BIN's zkpipe and, where $BIN_B names another
+# folder, twice with its zkpipe, interleaved, each trace's waiting kernels counted by `zkpipe
+# calibrate` (about 3 minutes with two binaries).
 # Expects the binaries in $BIN (default .device/bin) and their shared libraries in .device/lib.
 # Usage: kernels/bench/device_run.sh OUT_DIR [tests] [bench] [proof] [sppark] [prover24] [pageable24]
 #        (default: tests bench proof)
