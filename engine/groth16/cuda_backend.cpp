@@ -464,34 +464,40 @@ struct CurveRates {
 constexpr CurveRates g1_rates{3.83e-10, 3.4e-10}, g2_rates{1.10e-9, 7.8e-10};
 
 // The fixed-base table of n points of `Curve` in `sets` bucket sets: what it holds beyond the
-// points, the estimates of its build and of what it saves an MSM of n scalars, and the workspace
-// of the MSMs over tables of that layout: the largest of the key's one-shot MSMs in the curve, and
-// the witness's digits (for a, b1 and b2).
+// points, and the estimates of its build and of what it saves an MSM of n scalars
+// (workspace_bytes: filled in by the caller).
 template <class Curve>
-zkpipe::policy::FixedBaseOption fixed_base_option(const ProvingKey& pk, KeyArray array, size_t n, int sets,
-                                                  const CurveRates& rates) {
+zkpipe::policy::FixedBaseOption fixed_base_option(KeyArray array, size_t n, int sets, const CurveRates& rates) {
   using Policy = msm::GpuMsmPolicy;
   const int c = Policy::fixed_base_window_bits(n);
-  const auto layout = msm::DigitLayout::fixed_base(sets);
-  zkpipe::policy::FixedBaseOption option{.array = array, .sets = uint32_t(sets)};
+  zkpipe::policy::FixedBaseOption option{.table = {array, uint32_t(sets)}};
   option.table_bytes = msm::CudaFixedBases<Curve>::table_bytes(n, c, sets) - n * sizeof(ec::affine_t<Curve>);
   option.build_s = double(n) * (Policy::table_rows(c, sets) - 1) * c * sets * rates.doubling_s;
   option.saving_s = rates.pair_s * (Policy::cost(n, Policy::window_bits(n), 0) - Policy::cost(n, c, sets));
-  size_t curve_workspace = 0;
-  for (size_t m : zkpipe::policy::in_g2(array) ? std::vector{pk.b2.size()} : std::vector{pk.a.size(), pk.l.size(), pk.h.size()})
-    curve_workspace = std::max(curve_workspace, msm::CudaMsm<Curve>::workspace_bytes(m, 0, layout));
-  option.workspace_bytes = msm::CudaMsmDigits::workspace_bytes(pk.num_vars, 0, layout) + curve_workspace;
   return option;
 }
 
-// The fixed-base tables the backend can build: each array's of one set and of two (half the rows).
+// The fixed-base tables the backend can build, each array's of one set and of two (half the
+// rows), each charged its curve's workspaces for MSMs over tables of its layout: the largest of
+// its arrays' one-shot MSMs, and the witness's digits (for a, b1 and b2).
 std::vector<zkpipe::policy::FixedBaseOption> fixed_base_options(const ProvingKey& pk) {
+  using G1 = bls12_381::G1Curve;
+  using G2 = bls12_381::G2Curve;
   const std::pair<KeyArray, size_t> g1_arrays[] = {
       {KeyArray::a, pk.a.size()}, {KeyArray::b1, pk.b1.size()}, {KeyArray::l, pk.l.size()}, {KeyArray::h, pk.h.size()}};
   std::vector<zkpipe::policy::FixedBaseOption> options;
   for (int sets : {1, 2}) {
-    for (const auto& [array, n] : g1_arrays) options.push_back(fixed_base_option<bls12_381::G1Curve>(pk, array, n, sets, g1_rates));
-    options.push_back(fixed_base_option<bls12_381::G2Curve>(pk, KeyArray::b2, pk.b2.size(), sets, g2_rates));
+    const auto layout = msm::DigitLayout::fixed_base(sets);
+    const size_t witness_digits = msm::CudaMsmDigits::workspace_bytes(pk.num_vars, 0, layout);
+    size_t g1_workspace = 0;
+    for (const auto& [array, n] : g1_arrays) g1_workspace = std::max(g1_workspace, msm::CudaMsm<G1>::workspace_bytes(n, 0, layout));
+    const size_t g2_workspace = msm::CudaMsm<G2>::workspace_bytes(pk.b2.size(), 0, layout);
+    for (const auto& [array, n] : g1_arrays) {
+      options.push_back(fixed_base_option<G1>(array, n, sets, g1_rates));
+      options.back().workspace_bytes = witness_digits + g1_workspace;
+    }
+    options.push_back(fixed_base_option<G2>(KeyArray::b2, pk.b2.size(), sets, g2_rates));
+    options.back().workspace_bytes = witness_digits + g2_workspace;
   }
   return options;
 }

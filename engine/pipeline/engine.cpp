@@ -331,14 +331,15 @@ void say_fixed_bases(const policy::DeviceFootprint& footprint, const policy::Dev
   if (footprint.fixed_bases.empty() || settings.fixed_bases == policy::FixedBaseTables::off) return;
   std::vector<std::string> built, left;
   for (const policy::FixedBaseOption& option : footprint.fixed_bases) {
+    const auto& [array, table_sets] = option.table;
     const auto& tables = plan.fixed_bases;
-    const bool taken = std::ranges::find(tables, option.table()) != tables.end();
-    const bool array_taken = std::ranges::find(tables, option.array, &policy::FixedBaseTable::array) != tables.end();
-    if (!taken && (array_taken || option.sets != 1)) continue;  // an array left out is named with its table of one set
-    const std::string sets = option.sets == 1 ? "" : fmt::format("{} bucket sets, ", option.sets);
+    const bool taken = std::ranges::find(tables, option.table) != tables.end();
+    const bool array_taken = std::ranges::find(tables, array, &policy::FixedBaseTable::array) != tables.end();
+    if (!taken && (array_taken || table_sets != 1)) continue;  // an array left out is named with its table of one set
+    const std::string sets = table_sets == 1 ? "" : fmt::format("{} bucket sets, ", table_sets);
     (taken ? built : left)
         .push_back(fmt::format("{} ({}{}, ~{:.1f} s to build, ~{:.0f} ms saved a partition)",
-                               policy::key_array_name(option.array), sets, format_bytes(option.table_bytes),
+                               policy::key_array_name(array), sets, format_bytes(option.table_bytes),
                                option.build_s, 1e3 * option.saving_s));
   }
   if (!built.empty()) say(options.log, "engine: fixed-base tables on each GPU: {}\n", fmt::join(built, ", "));

@@ -68,7 +68,7 @@ std::uint64_t bytes_added(std::span<const FixedBaseOption* const> taken) {
   std::uint64_t bytes = 0, workspace[2] = {0, 0};  // G1's, G2's
   for (const FixedBaseOption* option : taken) {
     bytes += option->table_bytes;
-    std::uint64_t& charged = workspace[in_g2(option->array)];
+    std::uint64_t& charged = workspace[in_g2(option->table.array)];
     charged = std::max(charged, option->workspace_bytes);
   }
   return bytes + workspace[0] + workspace[1];
@@ -84,9 +84,9 @@ double saving(std::span<const FixedBaseOption* const> taken) {
 bool one_witness_layout(std::span<const FixedBaseOption* const> taken) {
   std::uint32_t sets = 0;
   for (const FixedBaseOption* option : taken) {
-    if (!takes_whole_witness(option->array)) continue;
-    if (sets != 0 && sets != option->sets) return false;
-    sets = option->sets;
+    if (!takes_whole_witness(option->table.array)) continue;
+    if (sets != 0 && sets != option->table.sets) return false;
+    sets = option->table.sets;
   }
   return true;
 }
@@ -99,7 +99,7 @@ void plan_fixed_bases(const DeviceFootprint& f, std::uint64_t budget, FixedBaseT
   std::array<std::vector<const FixedBaseOption*>, key_array_names.size()> by_array;
   for (const FixedBaseOption& option : f.fixed_bases)
     if (tables == FixedBaseTables::on || partitions_per_gpu * option.saving_s > option.build_s)
-      by_array[std::size_t(option.array)].push_back(&option);
+      by_array[std::size_t(option.table.array)].push_back(&option);
   const std::uint64_t room = budget - std::min(budget, plan.bytes);
   std::vector<const FixedBaseOption*> taken, best;
   // Every choice of none or one option an array (at most 3^5 with two options an array).
@@ -120,7 +120,7 @@ void plan_fixed_bases(const DeviceFootprint& f, std::uint64_t budget, FixedBaseT
   };
   choose(choose, 0);
   plan.bytes += bytes_added(best);
-  for (const FixedBaseOption* option : best) plan.fixed_bases.push_back(option->table());
+  for (const FixedBaseOption* option : best) plan.fixed_bases.push_back(option->table);
 }
 
 }  // namespace zkpipe::policy

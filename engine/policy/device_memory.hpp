@@ -55,13 +55,11 @@ struct FixedBaseTable {
 // bytes its curve's MSMs over tables take beyond the plain MSMs' (once per curve), and estimates
 // of the seconds its build takes and of the GPU seconds it saves each partition.
 struct FixedBaseOption {
-  KeyArray array = KeyArray::a;
-  std::uint32_t sets = 1;
+  FixedBaseTable table;
   std::uint64_t table_bytes = 0;
   std::uint64_t workspace_bytes = 0;
   double build_s = 0;
   double saving_s = 0;
-  FixedBaseTable table() const { return {array, sets}; }
   bool operator==(const FixedBaseOption&) const = default;
 };
 

@@ -110,7 +110,7 @@ void footprint_fields(Footprint& s, Visit visit) {
 
 template <typename Option, typename Visit>  // Option: FixedBaseOption, const or not
 void option_fields(Option& s, Visit visit) {
-  visit("array", s.array, key_array_names), FIELD(sets), FIELD(table_bytes), FIELD(workspace_bytes), FIELD(build_s), FIELD(saving_s);
+  visit("array", s.table.array, key_array_names), visit("sets", s.table.sets), FIELD(table_bytes), FIELD(workspace_bytes), FIELD(build_s), FIELD(saving_s);
 }
 #undef FIELD
 
@@ -145,7 +145,7 @@ void to_json(nlohmann::json& json, const FixedBaseOption& o) {
 }
 void from_json(const nlohmann::json& json, FixedBaseOption& o) {
   option_fields(o = {}, zk::JsonFieldReader{json, "settings.device_footprint.fixed_bases"});
-  require_sets(o.sets, "settings.device_footprint.fixed_bases");
+  require_sets(o.table.sets, "settings.device_footprint.fixed_bases");
 }
 
 void to_json(nlohmann::json& json, const FixedBaseTable& table) {

@@ -184,7 +184,7 @@ TEST(TraceSidecar, RunSettingsRoundTrip) {
                        .gpus = 2,
                        .backend = "faulty-cuda",
                        .stage_alone = StageAlone::gpu,
-                       .device_footprint = policy::DeviceFootprint{.key_bytes = 9, .fixed_bases = {{.array = policy::KeyArray::b2}}},
+                       .device_footprint = policy::DeviceFootprint{.key_bytes = 9, .fixed_bases = {{.table = {policy::KeyArray::b2}}}},
                        .device_bytes_planned = 24,
                        .fixed_base_tables = {{policy::KeyArray::a, 1}, {policy::KeyArray::h, 2}},
                        .outcome = RunOutcome{.proved = 7, .failed = 1, .wall_s = 2.5},

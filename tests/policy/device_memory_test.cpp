@@ -80,11 +80,11 @@ DeviceFootprint footprint_2_24() {
   DeviceFootprint f{9 * gib, 12 * gib, 2 * gib, gib / 2, {}};
   for (KeyArray array : {KeyArray::a, KeyArray::b1, KeyArray::l, KeyArray::h}) {
     const bool h = array == KeyArray::h;
-    f.fixed_bases.push_back({array, 1, 33 * gib / 2, 4 * gib, 1.4, h ? 0.024 : 0.022});
-    f.fixed_bases.push_back({array, 2, 15 * gib / 2, 5 * gib, 1.2, h ? 0.017 : 0.016});
+    f.fixed_bases.push_back({{array, 1}, 33 * gib / 2, 4 * gib, 1.4, h ? 0.024 : 0.022});
+    f.fixed_bases.push_back({{array, 2}, 15 * gib / 2, 5 * gib, 1.2, h ? 0.017 : 0.016});
   }
-  f.fixed_bases.push_back({KeyArray::b2, 1, 33 * gib, 5 * gib, 3.4, 0.068});
-  f.fixed_bases.push_back({KeyArray::b2, 2, 15 * gib, 6 * gib, 3.0, 0.046});
+  f.fixed_bases.push_back({{KeyArray::b2, 1}, 33 * gib, 5 * gib, 3.4, 0.068});
+  f.fixed_bases.push_back({{KeyArray::b2, 2}, 15 * gib, 6 * gib, 3.0, 0.046});
   return f;
 }
 
@@ -154,7 +154,7 @@ RC_GTEST_PROP(FixedBasePlan, KeepsEveryPromise, ()) {
     for (std::uint32_t sets : {1u, 2u})
       if (*rc::gen::arbitrary<bool>())
         f.fixed_bases.push_back(
-            {array, sets, *size(), *size(), *rc::gen::inRange(0, 100) / 10.0, *rc::gen::inRange(0, 100) / 1000.0});
+            {{array, sets}, *size(), *size(), *rc::gen::inRange(0, 100) / 10.0, *rc::gen::inRange(0, 100) / 1000.0});
   const std::uint64_t budget = *rc::gen::inRange<std::uint64_t>(0, 512 * gib);
   const auto tables = *rc::gen::element(FixedBaseTables::off, FixedBaseTables::automatic, FixedBaseTables::on);
   const std::uint32_t partitions = *rc::gen::inRange<std::uint32_t>(1, 200);
@@ -185,9 +185,10 @@ RC_GTEST_PROP(FixedBasePlan, KeepsEveryPromise, ()) {
   // workspace beyond the largest charged for its curve), of the witness's sets where it takes it.
   if (tables != FixedBaseTables::on || !plan.key_on_device) return;
   for (const FixedBaseOption& option : f.fixed_bases) {
-    if (option.saving_s <= 0 || std::ranges::count(plan.fixed_bases, option.array, &FixedBaseTable::array) > 0) continue;
-    if (takes_whole_witness(option.array) && witness_sets != 0 && witness_sets != option.sets) continue;
-    const std::uint64_t charge = charged[in_g2(option.array)];
+    const auto& [array, sets] = option.table;
+    if (option.saving_s <= 0 || std::ranges::count(plan.fixed_bases, array, &FixedBaseTable::array) > 0) continue;
+    if (takes_whole_witness(array) && witness_sets != 0 && witness_sets != sets) continue;
+    const std::uint64_t charge = charged[in_g2(array)];
     RC_ASSERT(plan.bytes + option.table_bytes + std::max(option.workspace_bytes, charge) - charge > budget);
   }
 }

@@ -142,7 +142,7 @@ TEST(JobSettings, TheSidecarsJsonReadsBackAndOldSidecarsReadAsDefaults) {
 
   EXPECT_EQ(old.fixed_bases, FixedBaseTables::off);
 
-  const DeviceFootprint footprint{1, 2, 3, 4, {{KeyArray::b2, 2, 5, 6, 0.5, 0.25}}};
+  const DeviceFootprint footprint{1, 2, 3, 4, {{{KeyArray::b2, 2}, 5, 6, 0.5, 0.25}}};
   const auto footprint_read = nlohmann::json(footprint).get<DeviceFootprint>();
   EXPECT_EQ(footprint_read.key_bytes + 10 * footprint_read.shared_bytes + 100 * footprint_read.worker_bytes +
                 1000 * footprint_read.streaming_bytes,
@@ -150,7 +150,7 @@ TEST(JobSettings, TheSidecarsJsonReadsBackAndOldSidecarsReadAsDefaults) {
   ASSERT_EQ(footprint_read.fixed_bases.size(), 1u);
   EXPECT_EQ(nlohmann::json(footprint_read), nlohmann::json(footprint));
   const auto one_set = nlohmann::json::parse(R"({"array": "l", "table_bytes": 7})").get<FixedBaseOption>();
-  EXPECT_EQ(one_set.table(), (FixedBaseTable{KeyArray::l, 1}));
+  EXPECT_EQ(one_set.table, (FixedBaseTable{KeyArray::l, 1}));
   EXPECT_THROW(nlohmann::json::parse(R"({"array": "l", "sets": 0})").get<FixedBaseOption>(), std::invalid_argument);
 }
 
