@@ -18,10 +18,11 @@
 //                   GpuMsmPolicy::range_buckets buckets in parallel (each range's offset added as
 //                   a small multiple), then the range sums are summed per window by a tree;
 //   5. combine:     the windows' sums come to the host and meet by doubling (Horner).
-// Over a fixed-base table (CudaFixedBases: each base times 2^(c k r) in row r) the pairs of
-// windows w = k r + s form bucket set s < k (DigitLayout::fixed_base(k)): with a row for every
-// window (k = 1), one sort, one reduction and no doubling; with every other window's row (k = 2),
-// half the table's bytes for a second bucket set.
+// Over a fixed-base table (CudaFixedBases: each base times 2^(c k r) in row r, with k = 1 a little
+// less where the bottom windows are narrower: DigitLayout) the pairs of windows w = k r + s form
+// bucket set s < k (DigitLayout::fixed_base(k)): with a row for every window (k = 1), one sort,
+// one reduction and no doubling; with every other window's row (k = 2), half the table's bytes
+// for a second bucket set.
 // Steps 1 and 2 depend on the scalars only: CudaMsmDigits computes them once, and
 // CudaMsm<Curve>::msm(bases, index, digits) runs steps 3-5 on them, so MSMs over the same scalars
 // (the prover's A, B_G1 and B_G2, in G1 and G2) share one decomposition and sort.
@@ -42,11 +43,11 @@ namespace zk::msm {
 
 using bls12_381::Fr;
 
-// Signed digit of window w (c bits) of a canonical 256-bit scalar: Booth recoding over bits
-// [w*c - 1, w*c + c - 1], in [-2^(c-1), 2^(c-1)]; sum_w digit_w 2^(w*c) is the scalar. Equals
-// pippenger_cpu.hpp's signed_digit (checked by the GPU tests on host and device).
-ZK_HD int32_t booth_digit(const uint64_t limbs[4], int w, int c) {
-  const int lo = w * c - 1;
+// Signed digit of the c-bit window at bit `offset` of a canonical 256-bit scalar: Booth recoding
+// over bits [offset - 1, offset + c - 1], in [-2^(c-1), 2^(c-1)]. Over windows laid end to end
+// (each window's offset the last one's plus its width) sum_w digit_w 2^offset_w is the scalar.
+ZK_HD int32_t booth_digit_at(const uint64_t limbs[4], int offset, int c) {
+  const int lo = offset - 1;
   uint64_t v;
   if (lo < 0) {
     v = limbs[0] << 1;
@@ -59,6 +60,9 @@ ZK_HD int32_t booth_digit(const uint64_t limbs[4], int w, int c) {
   const uint32_t top = (v >> c) & 1;
   return static_cast<int32_t>(low + mid) - static_cast<int32_t>(top << (c - 1));
 }
+// The digit of window w of uniform c-bit windows; equals pippenger_cpu.hpp's signed_digit (checked
+// by the GPU tests on host and device).
+ZK_HD int32_t booth_digit(const uint64_t limbs[4], int w, int c) { return booth_digit_at(limbs, w * c, c); }
 
 // The GPU MSM's tuning knobs, measured on the H200 (sm_90, 132 SMs) with kernels/bench/bench_kernels
 // --sweep-windows (random scalars, device-resident inputs, median of 5 after 2 warm-ups (3 at
@@ -127,7 +131,7 @@ struct GpuMsmPolicy {
   static constexpr double fixed_base_bucket_cost = 12.0;
   static constexpr double extra_set_bucket_cost = 8.0;
 
-  static int windows(int c) { return (scalar_bits + 1 + c - 1) / c; }
+  static ZK_HD_CONSTEXPR int windows(int c) { return (scalar_bits + 1 + c - 1) / c; }
   // The rows of a fixed-base table of `sets` bucket sets (its windows per set).
   static int table_rows(int c, int sets) { return (windows(c) + sets - 1) / sets; }
   static int radix_passes(int c) { return (c + 7) / 8; }
@@ -155,15 +159,30 @@ struct GpuMsmPolicy {
 };
 
 // How an MSM's digits meet its bases: window w's digits go to bucket set w mod k, over row w / k
-// of a table whose row r holds the bases times 2^(c k r). per_window() is k = windows (one set a
+// of a table whose row r holds the bases times 2^offset(k r). per_window() is k = windows (one set a
 // window, over the bases themselves: the table's one row); fixed_base(k) is k sets over a
 // CudaFixedBases table of k sets, so k = 1 reduces one bucket set and needs no doubling.
+// Windows are c bits wide, but over a table of one set the first windows(c) * c - 256 (at most all)
+// are c - 1 bits: uniform windows would leave the top one the scalar's last 256 - (windows(c) - 1) c
+// bits (14 at c = 22), whose digits crowd into that many bits' buckets (2^24 digits in 2^13 buckets
+// at 2^24: a fold pass for every MSM). Windows of several sets keep one width, as each set's windows
+// must stand the same distance from their row's.
 struct DigitLayout {
   int table_sets = 0;  // k over a fixed-base table; 0: per window
   static constexpr DigitLayout per_window() { return {0}; }
   static constexpr DigitLayout fixed_base(int sets = 1) { return {sets}; }
   bool over_table() const { return table_sets > 0; }
   int sets(int windows) const { return table_sets > 0 ? std::min(table_sets, windows) : windows; }
+  // The (c - 1)-bit windows at the bottom, and window w's first bit and width.
+  ZK_HD int narrow_windows(int c) const {
+    const int windows = GpuMsmPolicy::windows(c), spare_bits = windows * c - (GpuMsmPolicy::scalar_bits + 1);
+    return table_sets != 1 ? 0 : spare_bits < windows ? spare_bits : windows;
+  }
+  ZK_HD int window_offset(int c, int w) const {
+    const int narrow = narrow_windows(c);
+    return w * c - (w < narrow ? w : narrow);
+  }
+  ZK_HD int window_width(int c, int w) const { return w < narrow_windows(c) ? c - 1 : c; }
   friend bool operator==(const DigitLayout&, const DigitLayout&) = default;
 };
 
@@ -198,10 +217,11 @@ class CudaMsmDigits {
   SortedDigits sorted_;
 };
 
-// A fixed-base table of k sets: bases[i] * 2^(c k r) for i < n and each row r < ceil(windows / k)
-// of c-bit digits, affine, row r at table()[r * n]. Built once on the GPU (per row, c k doublings
-// of the row before and a batched conversion to affine), it turns every MSM over these bases into
-// k bucket sets: one with a row for every window, two with half the rows.
+// A fixed-base table of k sets: bases[i] * 2^offset(k r) for i < n and each row r < ceil(windows / k)
+// of c-bit digits (offset: DigitLayout::window_offset, c k r for k > 1), affine, row r at
+// table()[r * n]. Built once on the GPU (per row, as many doublings of the row before as the bits
+// between them, and a batched conversion to affine), it turns every MSM over these bases into k
+// bucket sets: one with a row for every window, two with half the rows.
 template <class Curve>
 class CudaFixedBases {
  public:

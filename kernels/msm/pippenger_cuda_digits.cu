@@ -37,11 +37,11 @@ struct DigitsLayout : MsmShape {
 };
 
 // 1. One thread per scalar: canonical form, then a (bucket key, entry | sign) pair for each window
-// w = sets * r + s, pair s * rows * n + r * n + i with entry r * n + i in bucket set s (windows
-// past the scalar's, which pad the last row, have zero digits). Key buckets_per_set marks a zero
-// digit (sorted last, counted nowhere).
-__global__ void digits_kernel(const Fr* scalars, size_t n, int c, int sets, int rows, uint32_t* keys,
-                              uint32_t* points, uint32_t* bucket_sizes) {
+// w = sets * r + s (its bits and width as `layout` lays them), pair s * rows * n + r * n + i with
+// entry r * n + i in bucket set s (windows past the scalar's, which pad the last row, have zero
+// digits). Key buckets_per_set marks a zero digit (sorted last, counted nowhere).
+__global__ void digits_kernel(const Fr* scalars, size_t n, int c, DigitLayout layout, int sets, int rows,
+                              uint32_t* keys, uint32_t* points, uint32_t* bucket_sizes) {
   size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   uint64_t limbs[4];
@@ -50,7 +50,7 @@ __global__ void digits_kernel(const Fr* scalars, size_t n, int c, int sets, int 
   for (int w = 0; w < sets * rows; ++w) {
     const int set = w % sets, row = w / sets;
     const size_t entry = row * n + i, pair = set * rows * n + entry;
-    int32_t d = booth_digit(limbs, w, c);
+    int32_t d = booth_digit_at(limbs, layout.window_offset(c, w), layout.window_width(c, w));
     uint32_t key = buckets_per_set;
     if (d != 0) {
       key = static_cast<uint32_t>(d > 0 ? d : -d) - 1;
@@ -99,8 +99,8 @@ void CudaMsmDigits::compute(const Fr* d_scalars, size_t n, cudaStream_t stream, 
   if (n == 0) return;
 
   CUDA_OK(cudaMemsetAsync(L.bucket_sizes, 0, (L.buckets + 1) * sizeof(uint32_t), stream));
-  digits_kernel<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(d_scalars, n, c, L.sets, L.rows, L.keys, L.points,
-                                                                    L.bucket_sizes);
+  digits_kernel<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(d_scalars, n, c, layout, L.sets, L.rows, L.keys,
+                                                                    L.points, L.bucket_sizes);
   CUDA_LAUNCH_OK();
   for (int set = 0; set < L.sets; ++set) {
     const size_t offset = set * L.set_pairs;

@@ -284,8 +284,8 @@ int resolve_window_bits(size_t n, int window_bits, DigitLayout layout = DigitLay
   return c;
 }
 
-// A fixed-base table's row r from row r - 1: each point doubled `doublings` times (c times its
-// sets; Jacobian, into `row`).
+// A fixed-base table's row r from row r - 1: each point doubled `doublings` times (the bits between
+// the two rows' first windows; Jacobian, into `row`).
 template <class Curve>
 __global__ void double_row_kernel(const ec::affine_t<Curve>* previous, size_t n, int doublings,
                                   ec::jacobian_t<Curve>* row) {
@@ -343,8 +343,9 @@ void CudaFixedBases<Curve>::build(const Affine* d_bases, size_t n, cudaStream_t 
   cuda::DeviceBuffer<ec::jacobian_t<Curve>> row(n);
   CUDA_OK(cudaMemcpyAsync(table_.get(), d_bases, n * sizeof(Affine), cudaMemcpyDeviceToDevice, stream));
   for (int r = 1; r < shape.rows; ++r) {
+    const int doublings = layout.window_offset(shape.c, r * shape.sets) - layout.window_offset(shape.c, (r - 1) * shape.sets);
     double_row_kernel<Curve><<<blocks_for(n, kThreads), kThreads, 0, stream>>>(table_.get() + (r - 1) * n, n,
-                                                                             shape.c * shape.sets, row.get());
+                                                                             doublings, row.get());
     CUDA_LAUNCH_OK();
     to_affine_kernel<Curve><<<blocks_for(blocks_for(n, kToAffineRun), 128), 128, 0, stream>>>(row.get(), n,
                                                                                              table_.get() + r * n);

@@ -4,6 +4,7 @@
 // points at infinity, 0/1-heavy scalars as Filecoin-like witnesses have them, and one digit
 // decomposition shared by G1 and G2 MSMs. Booth digits are checked on the host too (that test
 // runs without a GPU).
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <utility>
@@ -36,6 +37,40 @@ TEST(BoothDigit, EqualsCpuSignedDigitForEveryWindowWidth) {
       for (int w = 0; w < GpuMsmPolicy::windows(c); ++w)
         ASSERT_EQ(booth_digit(s.limbs, w, c), signed_digit(s, w, c)) << "c " << c << " w " << w;
   }
+}
+
+// Every layout's windows lie end to end, each digit within its window's magnitude bits, and their
+// digits, each weighed by 2^offset, sum to the scalar; over a table of one set the windows end at
+// the scalar's last bit wherever narrowing some by one bit can make them.
+TEST(BoothDigit, EveryLayoutsWindowsSumToTheScalar) {
+  const uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  Rng rng(seed);
+  for (const DigitLayout layout : {DigitLayout::per_window(), DigitLayout::fixed_base(1), DigitLayout::fixed_base(2)})
+    for (int c = 2; c <= 24; ++c) {
+      const int windows = GpuMsmPolicy::windows(c);
+      ASSERT_EQ(layout.window_offset(c, 0), 0);
+      for (int w = 0; w + 1 < windows; ++w)
+        ASSERT_EQ(layout.window_offset(c, w + 1), layout.window_offset(c, w) + layout.window_width(c, w)) << c;
+      const int top = layout.window_offset(c, windows - 1), end = top + layout.window_width(c, windows - 1);
+      ASSERT_GE(end, GpuMsmPolicy::scalar_bits + 1) << c;
+      if (layout == DigitLayout::fixed_base(1) && windows * c - (GpuMsmPolicy::scalar_bits + 1) <= windows) {
+        ASSERT_EQ(end, GpuMsmPolicy::scalar_bits + 1) << c;
+      }
+      for (int trial = 0; trial < 20; ++trial) {
+        Scalar256 s;
+        const Fr x = trial == 0 ? order_minus(1) : rng.field<Fr>();
+        x.to_canonical(s.limbs);
+        Fr sum = Fr::zero();
+        for (int w = 0; w < windows; ++w) {
+          const int32_t d = booth_digit_at(s.limbs, layout.window_offset(c, w), layout.window_width(c, w));
+          ASSERT_LE(std::abs(d), 1 << (layout.window_width(c, w) - 1)) << "c " << c << " w " << w;
+          const Fr magnitude = Fr::from_u64(uint64_t(std::abs(d))) * Fr::from_u64(2).pow_u64(layout.window_offset(c, w));
+          sum = d < 0 ? sum - magnitude : sum + magnitude;
+        }
+        ASSERT_TRUE(sum == x) << "c " << c;
+      }
+    }
 }
 
 template <class Curve>
@@ -235,7 +270,7 @@ TEST(GpuMsmDigits, OneDecompositionServesG1AndG2) {
   }
 }
 
-// A fixed-base table of k bucket sets holds each base times 2^(c k r) in row r, and MSMs over it
+// A fixed-base table of k bucket sets holds each base times 2^offset(k r) in row r, and MSMs over it
 // (window k r + s in set s) equal the CPU's on random, 0/1-heavy and index-selected scalars, at
 // several window widths, with a row for every window (k = 1), every other window's (k = 2), and
 // k = 3, which divides none of these widths' window counts (86, 32, 20): the last rows padded.
@@ -258,7 +293,7 @@ TYPED_TEST(GpuMsm, FixedBaseTablesEqualCpu) {
     CUDA_OK(cudaMemcpy(row.data(), table.table() + r * this->kBases, row.size() * sizeof(Affine), cudaMemcpyDeviceToHost));
     for (size_t i : {size_t{0}, size_t{1}, this->kBases - 1}) {
       Point expected = Point::from_affine(this->bases_[i]);
-      for (int b = 0; b < c * sets * r; ++b) expected = expected.dbl();
+      for (int b = 0; b < DigitLayout::fixed_base(sets).window_offset(c, r * sets); ++b) expected = expected.dbl();
       EXPECT_TRUE(Point::from_affine(row[i]) == expected) << "row " << r << " base " << i << " c " << c;
     }
     for (size_t n : {size_t{1}, size_t{100}, this->kBases})
