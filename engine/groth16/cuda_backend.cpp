@@ -472,7 +472,7 @@ zkpipe::policy::FixedBaseOption fixed_base_option(KeyArray array, size_t n, int 
   const int c = Policy::fixed_base_window_bits(n);
   zkpipe::policy::FixedBaseOption option{.table = {array, uint32_t(sets)}};
   option.table_bytes = msm::CudaFixedBases<Curve>::table_bytes(n, c, sets) - n * sizeof(ec::affine_t<Curve>);
-  const int last_row_bits = msm::DigitLayout::fixed_base(sets).window_offset(c, (Policy::table_rows(c, sets) - 1) * sets);
+  const int last_row_bits = msm::DigitLayout::fixed_base(sets).row_offset(c, Policy::table_rows(c, sets) - 1);
   option.build_s = double(n) * last_row_bits * rates.doubling_s;  // each row doubled from the one before
   option.saving_s = rates.pair_s * (Policy::cost(n, Policy::window_bits(n), 0) - Policy::cost(n, c, sets));
   return option;

@@ -183,6 +183,8 @@ struct DigitLayout {
     return w * c - (w < narrow ? w : narrow);
   }
   ZK_HD int window_width(int c, int w) const { return w < narrow_windows(c) ? c - 1 : c; }
+  // The first bit of a fixed-base table's row r: its bases are the key's times 2^row_offset.
+  int row_offset(int c, int r) const { return window_offset(c, r * sets(GpuMsmPolicy::windows(c))); }
   friend bool operator==(const DigitLayout&, const DigitLayout&) = default;
 };
 
@@ -218,7 +220,7 @@ class CudaMsmDigits {
 };
 
 // A fixed-base table of k sets: bases[i] * 2^offset(k r) for i < n and each row r < ceil(windows / k)
-// of c-bit digits (offset: DigitLayout::window_offset, c k r for k > 1), affine, row r at
+// of c-bit digits (offset: DigitLayout::row_offset, c k r for k > 1), affine, row r at
 // table()[r * n]. Built once on the GPU (per row, as many doublings of the row before as the bits
 // between them, and a batched conversion to affine), it turns every MSM over these bases into k
 // bucket sets: one with a row for every window, two with half the rows.

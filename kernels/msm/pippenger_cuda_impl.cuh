@@ -343,7 +343,7 @@ void CudaFixedBases<Curve>::build(const Affine* d_bases, size_t n, cudaStream_t 
   cuda::DeviceBuffer<ec::jacobian_t<Curve>> row(n);
   CUDA_OK(cudaMemcpyAsync(table_.get(), d_bases, n * sizeof(Affine), cudaMemcpyDeviceToDevice, stream));
   for (int r = 1; r < shape.rows; ++r) {
-    const int doublings = layout.window_offset(shape.c, r * shape.sets) - layout.window_offset(shape.c, (r - 1) * shape.sets);
+    const int doublings = layout.row_offset(shape.c, r) - layout.row_offset(shape.c, r - 1);
     double_row_kernel<Curve><<<blocks_for(n, kThreads), kThreads, 0, stream>>>(table_.get() + (r - 1) * n, n,
                                                                              doublings, row.get());
     CUDA_LAUNCH_OK();

@@ -293,7 +293,7 @@ TYPED_TEST(GpuMsm, FixedBaseTablesEqualCpu) {
     CUDA_OK(cudaMemcpy(row.data(), table.table() + r * this->kBases, row.size() * sizeof(Affine), cudaMemcpyDeviceToHost));
     for (size_t i : {size_t{0}, size_t{1}, this->kBases - 1}) {
       Point expected = Point::from_affine(this->bases_[i]);
-      for (int b = 0; b < DigitLayout::fixed_base(sets).window_offset(c, r * sets); ++b) expected = expected.dbl();
+      for (int b = 0; b < DigitLayout::fixed_base(sets).row_offset(c, r); ++b) expected = expected.dbl();
       EXPECT_TRUE(Point::from_affine(row[i]) == expected) << "row " << r << " base " << i << " c " << c;
     }
     for (size_t n : {size_t{1}, size_t{100}, this->kBases})
