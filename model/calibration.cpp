@@ -478,6 +478,24 @@ std::pair<FitReport, double> fit_synthesis_at(const TraceEvidence& evidence, dou
   return {std::move(report), squared_seconds};
 }
 
+// Syntheses on one whole number of cores that give it a measured correction of the share factor.
+constexpr std::size_t kCoresFactorSpans = 8;
+
+// The mean of `factors` (each synthesis's time relative to the share factor's fit) by the whole
+// number of cores nearest each synthesis's, for the numbers at least kCoresFactorSpans ran on.
+std::map<std::uint32_t, double> cores_factors(const std::vector<double>& factors,
+                                              const std::vector<double>& inverse_cores) {
+  std::map<std::uint32_t, std::pair<double, std::size_t>> sums;  // cores -> (sum, count)
+  for (std::size_t i = 0; i < factors.size(); ++i) {
+    auto& [sum, count] = sums[std::uint32_t(std::lround(1 / inverse_cores[i]))];
+    sum += factors[i], ++count;
+  }
+  std::map<std::uint32_t, double> means;
+  for (const auto& [cores, sum_count] : sums)
+    if (sum_count.second >= kCoresFactorSpans) means[cores] = sum_count.first / double(sum_count.second);
+  return means;
+}
+
 void fit_synthesis(const TraceEvidence& evidence, CalibrationFit& fit) {
   if (evidence.synth_s_per_mconstraint.empty()) return;
   // Syntheses that all had the same number of cores fit every p alike: p stays unfitted (the
@@ -497,9 +515,17 @@ void fit_synthesis(const TraceEvidence& evidence, CalibrationFit& fit) {
   fit.synth_core_s_per_mconstraint = report.coefficients[0];
   fit.synth_slowdown_per_extra_thread =
       report.coefficients.size() > 1 ? report.coefficients[1] / report.coefficients[0] : 0.0;
-  // How long each synthesis took relative to the fit, scaled to mean 1: the model draws from these.
-  std::vector<double> factors;
+  std::vector<double> factors;  // how long each synthesis took relative to the fit
   for (std::size_t i = 0; i < report.y.size(); ++i) factors.push_back(report.y[i] / (report.y[i] - report.residuals[i]));
+  if (fit.synth_parallel_fraction) {
+    std::map<std::uint32_t, double> by_cores = cores_factors(factors, evidence.synth_inverse_cores);
+    if (by_cores.size() > 1) {  // a shape across core counts (on one, the fit is its own)
+      for (std::size_t i = 0; i < factors.size(); ++i)
+        factors[i] /= synthesis_cores_factor(by_cores, 1 / evidence.synth_inverse_cores[i]);
+      fit.synth_cores_factors = std::move(by_cores);
+    }
+  }
+  // Scaled to mean 1: the model draws from these.
   const double mean = std::accumulate(factors.begin(), factors.end(), 0.0) / double(factors.size());
   for (double& factor : factors) factor /= mean;
   fit.synth_time_factors = std::move(factors);
@@ -562,6 +588,7 @@ void merge_fit(CalibrationFit& into, CalibrationFit from) {
   take(into.h2d_pinned, from.h2d_pinned);
   take(into.h2d_pageable, from.h2d_pageable);
   take(into.synth_time_factors, from.synth_time_factors);
+  take(into.synth_cores_factors, from.synth_cores_factors);
   for_each_calibration_value([&](auto, auto, double, double, auto& target, auto& source) { take(target, source); }, into,
                              from);
   for (auto& [phase, cost] : from.gpu_phase_cost) into.gpu_phase_cost[phase] = cost;
@@ -590,6 +617,12 @@ std::string calibration_toml(const CalibrationFit& fit, const std::string& prove
     toml::array factors;
     for (double factor : *fit.synth_time_factors) factors.push_back(factor);
     synthesis.insert("time_factors", std::move(factors));
+  }
+  if (fit.synth_cores_factors && !fit.synth_cores_factors->empty()) {
+    toml::array cores, factors;
+    for (const auto& [k, factor] : *fit.synth_cores_factors) cores.push_back(std::int64_t(k)), factors.push_back(factor);
+    synthesis.insert("factor_cores", std::move(cores));
+    synthesis.insert("cores_factors", std::move(factors));
   }
   for (const auto& [phase, cost] : fit.gpu_phase_cost) {
     toml::table table{{"fixed_s", cost.fixed_s}, {"per_mitem_s", cost.per_mitem_s}};

@@ -35,6 +35,7 @@ struct CalibrationFit {
   std::optional<double> synth_slowdown_per_extra_thread;
   std::optional<std::vector<double>> synth_time_factors;
   std::optional<double> synth_parallel_fraction;  // only where the runs' core shares differ
+  std::optional<std::map<std::uint32_t, double>> synth_cores_factors;  // where they ran on several
   std::optional<double> synth_memory_load_threads;
   std::optional<double> assemble_s;
   std::optional<bool> assemble_in_compute_section;
@@ -75,7 +76,10 @@ double idle_pinned_gbps(const std::vector<H2dBenchmarkRow>& rows);
 // draws from them);
 // synth_parallel_fraction the p (0, 0.01 .. 0.99) whose synthesis fit leaves the smallest
 // residuals in seconds, where runs gave their synthesis threads different core shares (a run at one
-// share cannot tell p apart);
+// share cannot tell p apart), and then, where syntheses ran on two or more whole numbers of cores,
+// synth_cores_factors: for each number at least 8 syntheses ran on (1 / a synthesis's mean inverse
+// cores, rounded), their mean time relative to that fit (the time factors are then relative to the
+// fit so corrected);
 // assemble_in_compute_section is true when assemblies were seen and no other
 // partition's kernel on the same GPU ever started during one (the section was held).
 CalibrationFit fit_traces(const std::vector<std::filesystem::path>& traces);

@@ -17,6 +17,16 @@ double H2dPathCost::rate_gbps(double link_gbps, double loading_threads) const {
                 per_thread_squared_s_per_gb * t * t);
 }
 
+double synthesis_cores_factor(const std::map<std::uint32_t, double>& factors, double cores) {
+  if (factors.empty()) return 1;
+  const auto above = factors.lower_bound(std::uint32_t(std::ceil(cores)));
+  if (above == factors.begin()) return above->second;
+  if (above == factors.end()) return std::prev(above)->second;
+  const auto below = std::prev(above);
+  const double at = (1 / double(below->first) - 1 / cores) / (1 / double(below->first) - 1 / double(above->first));
+  return below->second + at * (above->second - below->second);
+}
+
 policy::JobShape Scenario::job_shape() const {
   return {workload.partitions,         workload.partition_abc_bytes(), workload.host_witness_bytes,
           workload.host_key_bytes,     workload.host_worker_bytes,     workload.host_worker_bytes};
@@ -217,6 +227,21 @@ std::map<trace::Phase, PhaseCost> read_gpu_phase_costs(TableReader& root) {
   return costs;
 }
 
+// [synthesis] factor_cores = [k...] and cores_factors = [f...]: the share factor's measured
+// correction on k cores (Calibration::synth_cores_factors), both or neither.
+void read_cores_factors(TableReader& synthesis, std::map<std::uint32_t, double>& factors) {
+  const std::vector<double> cores = synthesis.numbers(
+      "factor_cores", [](double k) { return k >= 1 && k <= 1 << 20 && k == std::floor(k); }, "whole numbers of cores");
+  const std::vector<double> values = synthesis.numbers(
+      "cores_factors", [](double factor) { return factor > 0 && factor <= 100; }, "numbers in (0, 100]");
+  if (cores.size() != values.size())
+    synthesis.fail("cores_factors", fmt::format("{} factors for {} factor_cores; give one a core count", values.size(),
+                                                cores.size()));
+  for (std::size_t i = 0; i < cores.size(); ++i)
+    if (!factors.emplace(std::uint32_t(cores[i]), values[i]).second)
+      synthesis.fail("factor_cores", fmt::format("{} cores listed twice", cores[i]));
+}
+
 Calibration read_calibration(TableReader& root, double link_gbps) {
   Calibration calibration;
   TableReader h2d = root.table("h2d");
@@ -235,6 +260,7 @@ Calibration read_calibration(TableReader& root, double link_gbps) {
       calibration);
   calibration.synth_time_factors =
       synthesis.numbers("time_factors", [](double factor) { return factor > 0 && factor <= 100; }, "numbers in (0, 100]");
+  read_cores_factors(synthesis, calibration.synth_cores_factors);
   synthesis.reject_unknown_keys();
   cpu.reject_unknown_keys();
 

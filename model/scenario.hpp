@@ -71,6 +71,10 @@ struct Calibration {
   // core, and on the cores the engine gives it (synthesis_cores_each) a synthesis takes
   // synthesis_share_factor() of it. 0: one core each, as the engine synthesized until 2026-11-29.
   double synth_parallel_fraction = 0;
+  // What the share factor misses, measured: where the calibration's syntheses ran on several
+  // whole numbers of cores, how much longer than synthesis_share_factor() says they took on each
+  // (cores -> factor; synthesis_cores_factor reads it). Empty: 1.
+  std::map<std::uint32_t, double> synth_cores_factors;
   double synth_memory_load_threads = 1;  // memcpy-equivalent memory-loading threads per synthesis thread
   double assemble_s = 0;
   // The worker's proof assembly holds its GPU's compute section (the engine assembles inside it).
@@ -107,6 +111,11 @@ void for_each_calibration_value(Visit&& visit, Calibrations&... c) {
 inline double synthesis_share_factor(double parallel_fraction, double inverse_cores) {
   return 1 - parallel_fraction + parallel_fraction * inverse_cores;
 }
+
+// The measured correction of synthesis_share_factor on `cores` cores: `factors`' (cores -> factor)
+// interpolated linearly in 1 / cores between the core counts it lists, the nearest one's beyond
+// them, 1 where it lists none.
+double synthesis_cores_factor(const std::map<std::uint32_t, double>& factors, double cores);
 
 struct Hardware {
   std::uint32_t cores = 16;

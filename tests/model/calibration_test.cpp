@@ -116,9 +116,60 @@ TEST(Calibration, RecoversTheParallelFractionOfSynthesis) {
   EXPECT_NEAR(*fit.synth_core_s_per_mconstraint, truth.calibration.synth_core_s_per_mconstraint,
               0.05 * truth.calibration.synth_core_s_per_mconstraint);
   EXPECT_NE(calibration_toml(fit, "test").find("parallel_fraction = 0.6"), std::string::npos);
+  for (const auto& [cores, factor] : fit.synth_cores_factors.value_or(std::map<std::uint32_t, double>{}))
+    EXPECT_NEAR(factor, 1, 0.05) << cores << " cores: the share factor holds on every number, nothing to correct";
 
   // One share only (16 threads on 16 cores): p cannot be told apart and is left to the scenario.
   EXPECT_FALSE(fit_traces({traces.back()}).synth_parallel_fraction);
+}
+
+// Where syntheses on 1, 2, 4, 8 and 16 cores take 1.0, 0.9, 1.1, 1.0 and 0.85 times what the
+// parallel fraction says (a shape no parallel fraction has),
+// the fitted synthesis cost (its share factor, slowdown and correction by cores) gives each run its
+// time, read back from the calibration file.
+TEST(Calibration, RecoversWhatTheShareFactorMissesOnEachCoreCount) {
+  testing::ScratchDirectory scratch;
+  std::string text = testing::small_scenario_text();
+  text.insert(text.find("[synthesis]") + 12, "factor_cores = [1, 2, 4, 8, 16]\ncores_factors = [1.0, 0.9, 1.1, 1.0, 0.85]\n");
+  Scenario truth = parse_scenario_text(text, "small.toml", ".").base;
+  truth = with_setting(truth, "hardware.cores", "16");
+  truth = with_setting(truth, "synthesis.parallel_fraction", "0.6");
+  auto run = [&](const Scenario& scenario, const char* threads) {
+    Scenario at = with_setting(scenario, "policy.synthesis_threads", threads);
+    at = with_setting(at, "policy.partitions_in_flight", "16");
+    at = with_setting(at, "policy.pool_slabs", "16");
+    return at;
+  };
+  auto mean_synthesis_s = [](const SimulationResult& result) {
+    double sum = 0, count = 0;
+    for (const trace::Span& span : result.spans)
+      if (span.phase == trace::Phase::synth) sum += span.duration_s(), ++count;
+    return sum / count;
+  };
+  const std::vector<const char*> thread_counts{"1", "2", "4", "8", "16"};
+  std::vector<std::filesystem::path> traces;
+  std::vector<double> measured_s;
+  for (const char* threads : thread_counts) {
+    traces.push_back(scratch.path() / fmt::format("threads{}.csv", threads));
+    measured_s.push_back(mean_synthesis_s(write_simulated_trace(run(truth, threads), traces.back())));
+  }
+  const CalibrationFit fit = fit_traces(traces);
+  ASSERT_TRUE(fit.synth_parallel_fraction && fit.synth_cores_factors);
+  std::ofstream(scratch.path() / "cal.toml") << calibration_toml(fit, "test");
+  text.erase(text.find("[synthesis]"), text.find("[cpu]") - text.find("[synthesis]"));
+  Scenario fitted = parse_scenario_text("calibration = \"cal.toml\"\n" + text, "s.toml", scratch.path()).base;
+  fitted = with_setting(fitted, "hardware.cores", "16");
+  double worst_uncorrected = 0;
+  for (std::size_t i = 0; i < thread_counts.size(); ++i) {
+    const auto path = scratch.path() / "replay.csv";
+    Scenario replay = run(fitted, thread_counts[i]);
+    EXPECT_NEAR(mean_synthesis_s(write_simulated_trace(replay, path)), measured_s[i], 0.02 * measured_s[i])
+        << thread_counts[i] << " threads";
+    replay.calibration.synth_cores_factors.clear();
+    const double error = mean_synthesis_s(write_simulated_trace(replay, path)) / measured_s[i] - 1;
+    worst_uncorrected = std::max(worst_uncorrected, std::abs(error));
+  }
+  EXPECT_GT(worst_uncorrected, 0.04) << "the share factor alone fits this shape: the test shows nothing";
 }
 
 // Synthesis times of 0.8 and 1.25 times the mean are fitted as those factors, scaled to mean 1
@@ -161,6 +212,7 @@ TEST(Calibration, AWrittenCalibrationReadsBackAsItsFit) {
   fit.synth_slowdown_per_extra_thread = 0.0834368;
   fit.synth_time_factors = std::vector<double>{0.839226, 1.266712345};
   fit.synth_parallel_fraction = 0.95;
+  fit.synth_cores_factors = std::map<std::uint32_t, double>{{2, 0.937915}, {16, 1.0435167}};
   fit.synth_memory_load_threads = 1.0;
   fit.assemble_s = 0.00175981;
   fit.assemble_in_compute_section = true;
@@ -185,6 +237,8 @@ TEST(Calibration, AWrittenCalibrationReadsBackAsItsFit) {
   ASSERT_EQ(read.synth_time_factors.size(), 2u);
   expect_close(read.synth_time_factors[1], fit.synth_time_factors->at(1));
   expect_close(read.synth_parallel_fraction, *fit.synth_parallel_fraction);
+  ASSERT_EQ(read.synth_cores_factors.size(), 2u);
+  expect_close(read.synth_cores_factors.at(16), fit.synth_cores_factors->at(16));
   expect_close(read.synth_memory_load_threads, *fit.synth_memory_load_threads);
   expect_close(read.assemble_s, *fit.assemble_s);
   EXPECT_TRUE(read.assemble_in_compute_section);

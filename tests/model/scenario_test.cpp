@@ -58,6 +58,15 @@ TEST(Scenario, AWrongTypeAndAnImpossibleBudgetAreErrors) {
   EXPECT_NE(error_of(text).find("budget"), std::string::npos) << error_of(text);
 }
 
+TEST(Scenario, CoresFactorsNeedOneCoreCountEach) {
+  std::string text = testing::small_scenario_text();
+  text.insert(text.find("[synthesis]") + 12, "factor_cores = [2, 16]\ncores_factors = [0.9]\n");
+  EXPECT_NE(error_of(text).find("1 factors for 2 factor_cores"), std::string::npos) << error_of(text);
+  text = testing::small_scenario_text();
+  text.insert(text.find("[synthesis]") + 12, "factor_cores = [2, 2]\ncores_factors = [0.9, 1.1]\n");
+  EXPECT_NE(error_of(text).find("2 cores listed twice"), std::string::npos) << error_of(text);
+}
+
 // The engine's device-memory plan, on the footprint the engine measured at 2^24
 // (scenarios/calibration/traces/devmem24-h200-20261201T2318): a 22.2 GiB budget runs one of the
 // two workers beside the key, 17 GiB streams the key (its points copied into every MSM), 10 GiB
