@@ -5,8 +5,9 @@
 // times its inverse, coset and quotient-chain paths beside it, optionally times MSMs over
 // fixed-base tables (--fixed-base: the table built once, its build timed apart), sweeps MSM
 // window widths (--sweep-windows) to choose GpuMsmPolicy, and times the field products alone
-// (--products: chains of products and of squares in a full grid). Prints a table and writes CSV
-// rows to --csv.
+// (--products: chains of products and of squares in a full grid) and the point additions alone
+// (--additions: XYZZ chains against affine additions sharing an inversion a batch). Prints a table
+// and writes CSV rows to --csv.
 #include <algorithm>
 #include <bit>
 #include <cstdio>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "engine/util/rng.hpp"
+#include "kernels/ec/addition_runs_cuda.cuh"
 #include "kernels/ff/product_chains_cuda.cuh"
 #include "kernels/msm/pippenger_cuda.cuh"
 #include "kernels/msm/sample_points.hpp"
@@ -33,6 +35,7 @@ struct Options {
   std::vector<int> sweep_sizes;  // lg sizes at which to sweep window widths
   bool fixed_base = false;       // also time MSMs over fixed-base tables (built once, timed apart)
   bool products = false;         // also time the field products alone
+  bool additions = false;        // also time the point additions alone
   std::string csv = "bench_kernels.csv";
 };
 
@@ -61,11 +64,12 @@ Options parse(int argc, char** argv) {
       }
     } else if (a == "--fixed-base") o.fixed_base = true;
     else if (a == "--products") o.products = true;
+    else if (a == "--additions") o.additions = true;
     else if (a == "--csv") o.csv = value();
     else {
       std::fprintf(stderr,
                    "usage: bench_kernels [--ntt MIN:MAX] [--msm MIN:MAX] [--g2-max LG] [--repeats N] "
-                   "[--warmup N] [--sweep-windows LG,LG,...] [--fixed-base] [--products] [--csv FILE]\n");
+                   "[--warmup N] [--sweep-windows LG,LG,...] [--fixed-base] [--products] [--additions] [--csv FILE]\n");
       std::exit(2);
     }
   }
@@ -126,6 +130,29 @@ void time_field_products(const Options& o, const cudaDeviceProp& prop, cudaStrea
   }
 }
 
+
+// Point additions alone (ec::AdditionRuns), 2^25 of each form over 2^22 sample points: XYZZ chains
+// of 128 (the accumulation's chunk) against affine additions sharing one inversion a batch of 16
+// to 256, each form's median time and additions per ns.
+template <class Curve>
+void time_additions(const Options& o, const ec::affine_t<Curve>& generator, cudaStream_t stream, FILE* csv,
+                    const char* group) {
+  constexpr uint32_t m = 1u << 22;
+  constexpr size_t additions = size_t{1} << 25;
+  cuda::DeviceBuffer<ec::affine_t<Curve>> d_points(m);
+  d_points.upload(msm::sample_points<Curve>(m, generator, 13), stream);
+  ec::AdditionRuns<Curve> runs(d_points.get(), m, additions);
+  std::printf("\n%s additions: 2^25 over 2^22 points\n", group);
+  const double chain_ms = median_ms(o, stream, [&] { runs.run_xyzz(128, stream); });
+  std::printf("  xyzz chains of 128      %8.3f ms  %6.3f additions/ns\n", chain_ms, additions / (chain_ms * 1e6));
+  std::fprintf(csv, "additions_%s_xyzz,25,128,%.4f\n", group, chain_ms);
+  for (int batch : {16, 32, 64, 128, 256}) {
+    const double ms = median_ms(o, stream, [&] { runs.run_affine(batch, stream); });
+    std::printf("  affine, batches of %-4d %8.3f ms  %6.3f additions/ns  (%.2fx the chains')\n", batch, ms,
+                additions / (ms * 1e6), chain_ms / ms);
+    std::fprintf(csv, "additions_%s_affine,25,%d,%.4f\n", group, batch, ms);
+  }
+}
 
 // The median of `run` at 2^lg with c-bit windows, also written to the CSV as a `kernel` row.
 template <class Run>
@@ -257,6 +284,10 @@ int main(int argc, char** argv) {
     std::printf("device-to-device copy: %.0f GB/s (read + write)\n", gbps);
     std::fprintf(csv, "d2d_copy_gbps,0,0,%.1f\n", gbps);
     if (o.products) time_field_products(o, prop, stream.get(), csv);
+    if (o.additions) {
+      time_additions<bls12_381::G1Curve>(o, bls12_381::g1_generator(), stream.get(), csv, "g1");
+      time_additions<bls12_381::G2Curve>(o, bls12_381::g2_generator(), stream.get(), csv, "g2");
+    }
 
     const int lg_scalars = std::max({o.ntt_max, o.msm_max, 1});
     const size_t n_scalars = size_t{1} << lg_scalars;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/util/rng.hpp"
+#include "kernels/ec/addition_runs_cuda.cuh"
 #include "kernels/msm/pippenger_cpu.hpp"
 #include "kernels/msm/pippenger_cuda.cuh"
 #include "kernels/msm/sample_points.hpp"
@@ -209,6 +210,41 @@ TYPED_TEST(GpuMsm, BatchAdditionEqualsCpuSum) {
   }
   std::vector<uint32_t> repeated(3000, 17);
   this->check_sum(this->bases_, repeated, "one base repeated");
+}
+
+// The additions that bench_kernels --additions times: every chain's XYZZ sum and every affine sum
+// of a batch sharing one inversion equal the host's, over 1,024 of the sample points (every point
+// read many times, as a table's are).
+TYPED_TEST(GpuMsm, TimedAdditionsEqualTheHosts) {
+  using Affine = typename TestFixture::Affine;
+  using Point = typename TestFixture::Point;
+  constexpr uint32_t m = 1024;
+  constexpr size_t additions = 1 << 14;
+  cuda::DeviceBuffer<Affine> d_points(m);
+  d_points.upload(std::span<const Affine>(this->bases_).first(m), this->stream_->get());
+  ec::AdditionRuns<TypeParam> runs(d_points.get(), m, additions);
+  const auto point = [&](uint64_t operand) { return Point::from_affine(this->bases_[ec::addition_operand(operand, m)]); };
+  for (int steps : {1, 16, 128}) {
+    runs.run_xyzz(steps, this->stream_->get());
+    const auto sums = runs.chain_sums(this->stream_->get());
+    ASSERT_EQ(sums.size(), additions / steps);
+    for (size_t t : {size_t{0}, size_t{1}, sums.size() / 3, sums.size() - 1}) {
+      Point expected = Point::infinity();
+      for (int s = 0; s < steps; ++s) expected = expected + point(t * steps + s);
+      EXPECT_TRUE(sums[t].to_jacobian() == expected) << "chain " << t << " of " << steps << " steps";
+    }
+  }
+  for (int batch : {1, 7, 64}) {
+    const size_t batched = additions - additions % batch;
+    ec::AdditionRuns<TypeParam> batch_runs(d_points.get(), m, batched);
+    batch_runs.run_affine(batch, this->stream_->get());
+    const auto sums = batch_runs.affine_sums(this->stream_->get());
+    ASSERT_EQ(sums.size(), batched);
+    for (size_t g = 0; g < batched; g += 97)
+      EXPECT_TRUE(Point::from_affine(sums[g]) == point(2 * g) + point(2 * g + 1)) << "sum " << g << " batch " << batch;
+  }
+  EXPECT_THROW(ec::AdditionRuns<TypeParam>(d_points.get(), 1000, additions), std::invalid_argument);
+  EXPECT_THROW(runs.run_affine(3, this->stream_->get()), std::invalid_argument);
 }
 
 // Sparse scalars as the witness of a Filecoin-like circuit has them: mostly 0 and 1, a few random.
