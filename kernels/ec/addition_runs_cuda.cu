@@ -83,18 +83,12 @@ void AdditionRuns<Curve>::run_affine(int batch, cudaStream_t stream) {
 
 template <class Curve>
 std::vector<typename AdditionRuns<Curve>::Sum> AdditionRuns<Curve>::chain_sums(cudaStream_t stream) const {
-  std::vector<Sum> host(chains_);
-  chain_sums_.download(host, stream);
-  CUDA_OK(cudaStreamSynchronize(stream));
-  return host;
+  return chain_sums_.to_host(stream, chains_);
 }
 
 template <class Curve>
 std::vector<typename AdditionRuns<Curve>::Affine> AdditionRuns<Curve>::affine_sums(cudaStream_t stream) const {
-  std::vector<Affine> host(additions_);
-  affine_sums_.download(host, stream);
-  CUDA_OK(cudaStreamSynchronize(stream));
-  return host;
+  return affine_sums_.to_host(stream, additions_);
 }
 
 template class AdditionRuns<bls12_381::G1Curve>;

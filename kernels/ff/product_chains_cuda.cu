@@ -26,14 +26,6 @@ void launch(const cuda::DeviceBuffer<F>& in, std::size_t threads, int steps, cud
   CUDA_LAUNCH_OK();
 }
 
-template <class T>
-std::vector<T> download(const cuda::DeviceBuffer<T>& buffer, cudaStream_t stream) {
-  std::vector<T> host(buffer.size());
-  buffer.download(host, stream);
-  CUDA_OK(cudaStreamSynchronize(stream));
-  return host;
-}
-
 }  // namespace
 
 std::string_view product_kind_name(ProductKind kind) {
@@ -65,7 +57,11 @@ void ProductChains::run(ProductKind kind, cudaStream_t stream) {
   }
 }
 
-std::vector<bls12_381::Fp> ProductChains::fp_results(cudaStream_t stream) const { return download(fp_out_, stream); }
-std::vector<bls12_381::Fr> ProductChains::fr_results(cudaStream_t stream) const { return download(fr_out_, stream); }
+std::vector<bls12_381::Fp> ProductChains::fp_results(cudaStream_t stream) const {
+  return fp_out_.to_host(stream, fp_out_.size());
+}
+std::vector<bls12_381::Fr> ProductChains::fr_results(cudaStream_t stream) const {
+  return fr_out_.to_host(stream, fr_out_.size());
+}
 
 }  // namespace zk::ff

@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace zk::cuda {
 
@@ -89,6 +90,13 @@ class DeviceBuffer {
     if (offset + host.size() > count_) throw CudaError("DeviceBuffer::download: more elements than the buffer holds");
     if (!host.empty())
       CUDA_OK(cudaMemcpyAsync(host.data(), data_ + offset, host.size_bytes(), cudaMemcpyDeviceToHost, stream));
+  }
+  // Its first `count` elements on the host, once `stream`'s work so far is done.
+  std::vector<T> to_host(cudaStream_t stream, size_t count) const {
+    std::vector<T> host(count);
+    download(host, stream);
+    CUDA_OK(cudaStreamSynchronize(stream));
+    return host;
   }
 
  private:
