@@ -38,7 +38,6 @@ class AdditionRuns {
   void run_xyzz(int steps, cudaStream_t stream);
   // additions / batch threads, each `batch` sums: sum g = point(operand 2g) + point(operand 2g + 1).
   void run_affine(int batch, cudaStream_t stream);
-  std::size_t additions() const { return additions_; }
   // The last run's results: each chain's sum, or each affine sum.
   std::vector<Sum> chain_sums(cudaStream_t stream) const;
   std::vector<Affine> affine_sums(cudaStream_t stream) const;
