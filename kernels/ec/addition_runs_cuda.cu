@@ -49,8 +49,6 @@ __global__ void affine_batch_kernel(const affine_t<Curve>* points, uint32_t m, s
   }
 }
 
-std::size_t blocks(std::size_t threads, unsigned block) { return (threads + block - 1) / block; }
-
 }  // namespace
 
 template <class Curve>
@@ -65,7 +63,7 @@ void AdditionRuns<Curve>::run_xyzz(int steps, cudaStream_t stream) {
   chains_ = additions_ / steps;
   chain_sums_.reserve(chains_);
   constexpr unsigned block = kChainShape<Curve>.threads;
-  xyzz_chain_kernel<Curve><<<unsigned(blocks(chains_, block)), block, 0, stream>>>(points_, m_, chains_, steps,
+  xyzz_chain_kernel<Curve><<<unsigned(cuda::blocks_for(chains_, block)), block, 0, stream>>>(points_, m_, chains_, steps,
                                                                                   chain_sums_.get());
   CUDA_LAUNCH_OK();
 }
@@ -76,7 +74,7 @@ void AdditionRuns<Curve>::run_affine(int batch, cudaStream_t stream) {
   affine_sums_.reserve(additions_);
   const std::size_t threads = additions_ / batch;
   constexpr unsigned block = 128;
-  affine_batch_kernel<Curve><<<unsigned(blocks(threads, block)), block, 0, stream>>>(points_, m_, threads, batch,
+  affine_batch_kernel<Curve><<<unsigned(cuda::blocks_for(threads, block)), block, 0, stream>>>(points_, m_, threads, batch,
                                                                                      affine_sums_.get());
   CUDA_LAUNCH_OK();
 }

@@ -21,7 +21,7 @@ template <bool square, class F>
 void launch(const cuda::DeviceBuffer<F>& in, std::size_t threads, int steps, cuda::DeviceBuffer<F>& out,
             cudaStream_t stream) {
   constexpr unsigned block = 128;
-  product_chain_kernel<square><<<unsigned((threads + block - 1) / block), block, 0, stream>>>(in.get(), threads, steps,
+  product_chain_kernel<square><<<unsigned(cuda::blocks_for(threads, block)), block, 0, stream>>>(in.get(), threads, steps,
                                                                                               out.get());
   CUDA_LAUNCH_OK();
 }

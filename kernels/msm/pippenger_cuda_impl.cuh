@@ -19,7 +19,7 @@ constexpr uint32_t kSignBit = 1u << 31;
 constexpr int kSumThreads = 128;  // threads of a tree-reduction block (G2: 36 KiB of shared memory)
 constexpr int kThreads = 256;
 
-size_t blocks_for(size_t items, int threads) { return (items + threads - 1) / threads; }
+using cuda::blocks_for;
 
 // Regions of one workspace allocation, 256-byte aligned. With a null base it only measures.
 class Carver {

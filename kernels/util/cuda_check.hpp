@@ -53,6 +53,9 @@ inline int cuda_device_count() {
   return count;
 }
 
+// Blocks of `threads` threads that cover `items`, one a thread.
+constexpr size_t blocks_for(size_t items, size_t threads) { return (items + threads - 1) / threads; }
+
 template <class T>
 class DeviceBuffer {
  public:
