@@ -63,8 +63,8 @@ void AdditionRuns<Curve>::run_xyzz(int steps, cudaStream_t stream) {
   chains_ = additions_ / steps;
   chain_sums_.reserve(chains_);
   constexpr unsigned block = kChainShape<Curve>.threads;
-  xyzz_chain_kernel<Curve><<<unsigned(cuda::blocks_for(chains_, block)), block, 0, stream>>>(points_, m_, chains_, steps,
-                                                                                  chain_sums_.get());
+  xyzz_chain_kernel<Curve><<<unsigned(cuda::blocks_for(chains_, block)), block, 0, stream>>>(
+      points_, m_, chains_, steps, chain_sums_.get());
   CUDA_LAUNCH_OK();
 }
 
@@ -74,8 +74,8 @@ void AdditionRuns<Curve>::run_affine(int batch, cudaStream_t stream) {
   affine_sums_.reserve(additions_);
   const std::size_t threads = additions_ / batch;
   constexpr unsigned block = 128;
-  affine_batch_kernel<Curve><<<unsigned(cuda::blocks_for(threads, block)), block, 0, stream>>>(points_, m_, threads, batch,
-                                                                                     affine_sums_.get());
+  affine_batch_kernel<Curve><<<unsigned(cuda::blocks_for(threads, block)), block, 0, stream>>>(
+      points_, m_, threads, batch, affine_sums_.get());
   CUDA_LAUNCH_OK();
 }
 
