@@ -76,6 +76,16 @@ MsmScalars scalars_of_z(const Workload& workload) {
   return {count(workload.one_scalar_share), count(1 - workload.zero_scalar_share - workload.one_scalar_share)};
 }
 
+MsmScalars scalars_of_b(const Workload& workload) {
+  const MsmScalars z = scalars_of_z(workload);
+  const double scalars = double(workload.z_length());
+  const auto absent = [&](double share, std::uint64_t most) {
+    return std::min(most, std::uint64_t(std::max(0LL, std::llround(scalars * share))));
+  };
+  return {z.ones - absent(workload.b_absent_one_share, z.ones),
+          z.significant - absent(workload.b_absent_significant_share, z.significant)};
+}
+
 MsmScalars scalars_of_witness(const Workload& workload) {
   const MsmScalars z = scalars_of_z(workload);
   const std::uint64_t public_significant = workload.public_inputs - workload.public_inputs_one - workload.public_inputs_zero;
@@ -85,7 +95,7 @@ MsmScalars scalars_of_witness(const Workload& workload) {
 
 std::vector<GpuKernel> gpu_kernels(const Workload& workload, const std::map<trace::Phase, PhaseCost>& costs) {
   using trace::Phase;
-  const MsmScalars z = scalars_of_z(workload), witness = scalars_of_witness(workload);
+  const MsmScalars z = scalars_of_z(workload), b = scalars_of_b(workload), witness = scalars_of_witness(workload);
   const MsmBases z_g1{workload.z_length(), policy::g1_point_bytes}, z_g2{workload.z_length(), policy::g2_point_bytes};
   const MsmBases witness_g1{workload.z_length() - std::min(workload.z_length(), 1 + std::uint64_t{workload.public_inputs}),
                             policy::g1_point_bytes};
@@ -93,14 +103,14 @@ std::vector<GpuKernel> gpu_kernels(const Workload& workload, const std::map<trac
                                  {Phase::msm_h, workload.domain_size(), {{workload.domain_size(), policy::g1_point_bytes}}}};
   if (costs.contains(Phase::tail_msm)) {
     order.insert(order.end(),
-                 {{Phase::batch_add, 3 * z.ones + witness.ones,
-                   read_where_scalars({{z.ones, z_g1}, {z.ones, z_g1}, {witness.ones, witness_g1}, {z.ones, z_g2}})},
-                  {Phase::tail_msm, 2 * z.significant + witness.significant,
-                   read_where_scalars({{z.significant, z_g1}, {z.significant, z_g1}, {witness.significant, witness_g1}})},
-                  {Phase::msm_b2, z.significant, read_where_scalars({{z.significant, z_g2}})}});
+                 {{Phase::batch_add, z.ones + 2 * b.ones + witness.ones,
+                   read_where_scalars({{z.ones, z_g1}, {b.ones, z_g1}, {witness.ones, witness_g1}, {b.ones, z_g2}})},
+                  {Phase::tail_msm, z.significant + b.significant + witness.significant,
+                   read_where_scalars({{z.significant, z_g1}, {b.significant, z_g1}, {witness.significant, witness_g1}})},
+                  {Phase::msm_b2, b.significant, read_where_scalars({{b.significant, z_g2}})}});
   } else {
-    for (const auto& [msm, scalars, bases] : {std::tuple{Phase::msm_a, z, z_g1}, {Phase::msm_b1, z, z_g1},
-                                              {Phase::msm_l, witness, witness_g1}, {Phase::msm_b2, z, z_g2}})
+    for (const auto& [msm, scalars, bases] : {std::tuple{Phase::msm_a, z, z_g1}, {Phase::msm_b1, b, z_g1},
+                                              {Phase::msm_l, witness, witness_g1}, {Phase::msm_b2, b, z_g2}})
       order.insert(order.end(), {{Phase::batch_add, scalars.ones, read_where_scalars({{scalars.ones, bases}})},
                                  {msm, scalars.significant, read_where_scalars({{scalars.significant, bases}})}});
   }

@@ -83,7 +83,8 @@ struct MsmScalars {
   std::uint64_t significant = 0;  // neither 0 nor 1
 };
 
-MsmScalars scalars_of_z(const Workload& workload);        // A, B1, B2
+MsmScalars scalars_of_z(const Workload& workload);        // A
+MsmScalars scalars_of_b(const Workload& workload);        // B1, B2: z less what is absent from B
 MsmScalars scalars_of_witness(const Workload& workload);  // L
 
 std::vector<GpuKernel> gpu_kernels(const Workload& workload, const std::map<trace::Phase, PhaseCost>& costs);

@@ -28,8 +28,9 @@ double synthesis_cores_factor(const std::map<std::uint32_t, double>& factors, do
 }
 
 policy::JobShape Scenario::job_shape() const {
-  return {workload.partitions,         workload.partition_abc_bytes(), workload.host_witness_bytes,
-          workload.host_key_bytes,     workload.host_worker_bytes,     workload.host_worker_bytes};
+  return {{workload.partitions, workload.partition_abc_bytes(), workload.host_witness_bytes, workload.host_key_bytes},
+          workload.host_worker_bytes,
+          workload.host_worker_bytes};
 }
 
 policy::PolicySettings Scenario::policy_settings() const {
@@ -320,6 +321,9 @@ void read_workload(TableReader workload, Workload& out) {
   out.one_scalar_share = workload.number("one_scalar_share", 0, 0, 1);
   if (out.zero_scalar_share + out.one_scalar_share > 1)
     workload.fail("one_scalar_share", "zero_scalar_share + one_scalar_share exceeds 1");
+  out.b_absent_one_share = workload.number("b_absent_one_share", 0, 0, out.one_scalar_share);
+  out.b_absent_significant_share =
+      workload.number("b_absent_significant_share", 0, 0, 1 - out.zero_scalar_share - out.one_scalar_share);
   out.variables = workload.integer("variables", 0, 0, 1ull << 32);
   out.public_inputs = std::uint32_t(workload.integer("public_inputs", 0, 0, 1ull << 31));
   out.public_inputs_one = std::uint32_t(workload.integer("public_inputs_one", 0, 0, out.public_inputs));

@@ -141,6 +141,10 @@ struct Workload {
   // Shares of z = (1, public inputs, witness): its scalars equal to 0 and equal to 1.
   double zero_scalar_share = 0;
   double one_scalar_share = 0;
+  // Shares of z that B1 and B2 leave out where the key splits B (the variables absent from B,
+  // groth16::ProvingKey::splits_b_query): its 1-scalars there and its significant scalars there.
+  double b_absent_one_share = 0;
+  double b_absent_significant_share = 0;
   std::uint64_t variables = 0;      // z's length; 0: as many as the constraints
   std::uint32_t public_inputs = 0;  // rows of the domain; the L MSM runs over the witness without them
   std::uint32_t public_inputs_one = 0;   // of them, equal to 1 (z's 1-scalars that L lacks, ONE aside)

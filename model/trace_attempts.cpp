@@ -22,8 +22,8 @@ struct Attempt {
   std::uint64_t significant = 0;   // msm_a items: the scalars neither 0 nor 1 over all of z
   bool has_msm_a = false;
   // The witness's (L's, over z without ONE and the public inputs): the batch_add before msm_l and
-  // msm_l's items; none where the attempt ran no msm_l.
-  std::optional<std::pair<std::uint64_t, std::uint64_t>> witness_ones_and_significant;
+  // msm_l's items; none where the attempt ran no msm_l. B's alike, before and of msm_b1.
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> witness_ones_and_significant, b_ones_and_significant;
 };
 
 // The partition's constraints: items of its a/b/c copy or of its synthesis (both carry them).
@@ -65,8 +65,11 @@ std::vector<Attempt> gpu_attempts(const trace::Trace& spans) {
         attempt.significant = spans[i].items;
         attempt.has_msm_a = true;
       }
-      if (spans[i].phase == Phase::msm_l && n > 0 && spans[indices[n - 1]].phase == Phase::batch_add)
+      const bool after_batch_add = n > 0 && spans[indices[n - 1]].phase == Phase::batch_add;
+      if (spans[i].phase == Phase::msm_l && after_batch_add)
         attempt.witness_ones_and_significant = {spans[indices[n - 1]].items, spans[i].items};
+      if (spans[i].phase == Phase::msm_b1 && after_batch_add)
+        attempt.b_ones_and_significant = {spans[indices[n - 1]].items, spans[i].items};
     }
   }
   return attempts;
@@ -140,7 +143,7 @@ std::optional<WorkloadShape> measured_shape(const trace::Trace& measured, std::u
   const auto constraints = constraints_by_partition(measured);
   auto copies = copies_by_partition(measured, true);
   std::vector<std::uint64_t> sizes, witness_uploads, public_ones, public_zeros;
-  std::vector<double> one_shares, zero_shares;
+  std::vector<double> one_shares, zero_shares, b_absent_one_shares, b_absent_significant_shares;
   for (const Attempt& attempt : gpu_attempts(measured)) {
     const trace::Span& first = measured[attempt.spans.front()];
     // The witness upload: its partition's last itemless copy before its first kernel (a streamed
@@ -154,6 +157,10 @@ std::optional<WorkloadShape> measured_shape(const trace::Trace& measured, std::u
     const double ones = std::min(1.0, double(attempt.ones) / n);
     one_shares.push_back(ones);
     zero_shares.push_back(std::clamp(1 - double(attempt.ones + attempt.significant) / n, 0.0, 1 - ones));
+    if (const auto& b = attempt.b_ones_and_significant) {
+      b_absent_one_shares.push_back(double(attempt.ones - std::min(attempt.ones, b->first)) / n);
+      b_absent_significant_shares.push_back(double(attempt.significant - std::min(attempt.significant, b->second)) / n);
+    }
     if (const auto& witness = attempt.witness_ones_and_significant) {  // z's scalars that L lacks: ONE and the public inputs
       const std::uint64_t one = std::min<std::uint64_t>(attempt.ones - std::min(attempt.ones, witness->first + 1), public_inputs);
       const std::uint64_t significant = std::min(attempt.significant - std::min(attempt.significant, witness->second),
@@ -166,10 +173,16 @@ std::optional<WorkloadShape> measured_shape(const trace::Trace& measured, std::u
   using trace::upper_median;
   const double ones = upper_median(one_shares);
   const std::uint64_t public_one = public_ones.empty() ? 0 : upper_median(public_ones);
+  const double zeros = std::min(upper_median(zero_shares), 1 - ones);
+  const auto b_absent = [](std::vector<double>& shares, double most) {
+    return shares.empty() ? 0.0 : std::min(upper_median(shares), most);
+  };
   return WorkloadShape{upper_median(sizes),
                        variables,
                        ones,
-                       std::min(upper_median(zero_shares), 1 - ones),
+                       zeros,
+                       b_absent(b_absent_one_shares, ones),
+                       b_absent(b_absent_significant_shares, 1 - zeros - ones),
                        witness_uploads.empty() ? 0 : upper_median(witness_uploads),
                        std::uint32_t(public_one),
                        std::uint32_t(public_zeros.empty() ? 0 : std::min(upper_median(public_zeros), public_inputs - public_one))};

@@ -49,6 +49,8 @@ struct WorkloadShape {
   std::uint64_t variables = 0;   // z's length, as given (0: the constraints)
   double one_scalar_share = 0;   // z's 1-scalars / its length
   double zero_scalar_share = 0;  // 1 - non-zero scalars / z's length, within [0, 1 - one share]
+  double b_absent_one_share = 0;          // z's 1-scalars that B1 leaves out / z's length
+  double b_absent_significant_share = 0;  // and its significant scalars
   std::uint64_t witness_upload_bytes = 0;
   std::uint32_t public_inputs_one = 0;   // public inputs equal to 1
   std::uint32_t public_inputs_zero = 0;  // and to 0 (the others are significant)

@@ -124,6 +124,8 @@ toml::table workload_table(const MeasuredRun& run, const WorkloadShape& shape) {
       {"bytes_per_constraint", std::max(1.0, abc_bytes / double(shape.constraints))},
       {"zero_scalar_share", shape.zero_scalar_share},
       {"one_scalar_share", shape.one_scalar_share},
+      {"b_absent_one_share", shape.b_absent_one_share},
+      {"b_absent_significant_share", shape.b_absent_significant_share},
       {"variables", std::int64_t(shape.variables)},
       {"public_inputs", std::int64_t(job.public_inputs.value_or(0))},
       {"public_inputs_one", std::int64_t(shape.public_inputs_one)},

@@ -146,6 +146,7 @@ groth16::ProvingKey ZkeyFile::proving_key() {
   pk.b2 = read_section_points<G2Affine>(file_, b2_section, vars, "B2");
   pk.l = read_section_points<G1Affine>(file_, c_section, vars - publics - 1, "C");
   pk.h = read_section_points<G1Affine>(file_, h_section, header_.domain_size(), "H");
+  pk.index_b_query();
   return pk;
 }
 

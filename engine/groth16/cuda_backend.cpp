@@ -223,11 +223,13 @@ struct DeviceCompute {
   msm::CudaMsm<bls12_381::G2Curve> g2;
   // The staged witness's digits in each layout its MSMs read: per window (arrays without a table)
   // and over tables (the plan gives the tables of a, b1 and b2 one number of sets), so A, B1 and B2
-  // decompose it at most once a layout whatever their order; each names the staging it was
-  // computed for (staging numbers are unique in the process; 0: none).
+  // decompose a split at most once a layout in the prover's order (A, then B1 and B2 on the same
+  // split or on the B split); each names the staging and the split's scalars it was computed for
+  // (staging numbers are unique in the process; 0: none).
   struct WitnessDigits {
     msm::CudaMsmDigits digits;
     uint64_t of_staging = 0;
+    const Fr* of_scalars = nullptr;
   };
   WitnessDigits witness_digits[2];  // [layout.over_table()]
 };
@@ -320,12 +322,13 @@ struct CudaBackend::Impl {
   size_t quotient_n = 0;                      // elements of the computed quotient (in its first n)
   cuda::DeviceBuffer<uint32_t> index;
   // The staged witness (stage_witness()): the pinned host buffer its splits are copied into, its
-  // device copy, the copy's stream, the two splits (all, priv: empty when none is staged), and
-  // its number, unique in the process (the digits of `all` in `compute` name it).
+  // device copy, the copy's stream, the three splits (all, b, priv: empty when none is staged;
+  // b may be all's arrays), and its number, unique in the process (the digits in `compute` name it).
   cuda::PinnedHostBuffer<uint8_t> witness_host;
   cuda::DeviceBuffer<uint8_t> witness_device;
   cuda::CudaStream witness_copy;
-  std::array<StagedSplit, 2> staged;
+  std::array<StagedSplit, 3> staged;
+  static constexpr size_t kSharedDigitSplits = 2;  // all and b: the splits of more than one MSM
   uint64_t staging = 0;
   static inline std::atomic<uint64_t> stagings{0};
   CopyWatchdog copy_watchdog;
@@ -382,12 +385,14 @@ struct CudaBackend::Impl {
       fail("cuda msm: {} scalars but only {} bases", scalars_host.size(), host_bases.size());
     if (!indices.empty() && indices.size() != scalars_host.size())
       fail("cuda msm: {} indices but {} scalars", indices.size(), scalars_host.size());
-    if (staged[0].holds(indices, scalars_host)) {
+    for (const StagedSplit& split : std::span(staged).first(kSharedDigitSplits)) {
+      if (!split.holds(indices, scalars_host)) continue;
       if (const auto* table = bases.table(host_bases))
-        return engine.msm(*table, staged[0].d_significant,
-                          shared_all_digits(msm::DigitLayout::fixed_base(table->sets()), table->window_bits()), stream.get());
+        return engine.msm(*table, split.d_significant,
+                          shared_digits(split, msm::DigitLayout::fixed_base(table->sets()), table->window_bits()),
+                          stream.get());
       if (const auto* d_bases = bases.find(host_bases))
-        return engine.msm(d_bases, staged[0].d_significant, shared_all_digits(msm::DigitLayout::per_window(), 0),
+        return engine.msm(d_bases, split.d_significant, shared_digits(split, msm::DigitLayout::per_window(), 0),
                           stream.get());
     }
     for (const StagedSplit& split : staged)
@@ -397,14 +402,15 @@ struct CudaBackend::Impl {
     return msm_of_device_scalars<Curve>(engine, bases, host_bases, indices, nullptr, upload_scalars(scalars_host),
                                         scalars_host.size());
   }
-  // The digits of the staged split of all of z in `layout` (at `window_bits`, 0: the policy's),
-  // computed at their first use in that layout (under compute->busy).
-  const msm::SortedDigits& shared_all_digits(msm::DigitLayout layout, int window_bits) {
-    auto& [digits, of_staging] = compute->witness_digits[layout.over_table()];
+  // The digits of a staged split in `layout` (at `window_bits`, 0: the policy's), computed at
+  // their first use in that layout (under compute->busy).
+  const msm::SortedDigits& shared_digits(const StagedSplit& split, msm::DigitLayout layout, int window_bits) {
+    auto& [digits, of_staging, of_scalars] = compute->witness_digits[layout.over_table()];
     const msm::SortedDigits& sorted = digits.sorted();
-    if (of_staging != staging || sorted.layout != layout || (window_bits && sorted.window_bits != window_bits))
-      digits.compute(staged[0].d_scalars, staged[0].scalars.size(), stream.get(), window_bits, layout);
-    of_staging = staging;
+    if (of_staging != staging || of_scalars != split.d_scalars || sorted.layout != layout ||
+        (window_bits && sorted.window_bits != window_bits))
+      digits.compute(split.d_scalars, split.scalars.size(), stream.get(), window_bits, layout);
+    of_staging = staging, of_scalars = split.d_scalars;
     return digits.sorted();
   }
   template <class Curve, class Engine, class Bases>
@@ -565,7 +571,8 @@ StagedWitness CudaBackend::stage_witness(const ProofSplits& splits, WitnessHostM
   }
   CUDA_OK(cudaMemcpyAsync(d_witness, source, block.size(), cudaMemcpyHostToDevice, copy));
   impl.witness_copy.synchronize();
-  impl.staged = {StagedSplit(splits.all, block.data(), d_witness), StagedSplit(splits.priv, block.data(), d_witness)};
+  impl.staged = {StagedSplit(splits.all, block.data(), d_witness), StagedSplit(splits.b, block.data(), d_witness),
+                 StagedSplit(splits.priv, block.data(), d_witness)};
   impl.staging = ++Impl::stagings;
   return StagedWitness(this, impl.staging, block.size());
 }

@@ -1,5 +1,6 @@
 #include "engine/groth16/keys.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
@@ -148,6 +149,19 @@ uint64_t ProvingKey::msm_point_bytes() const {
   return (a.size() + b1.size() + l.size() + h.size()) * sizeof(G1Affine) + b2.size() * sizeof(G2Affine);
 }
 
+void ProvingKey::index_b_query() {
+  const size_t n = std::min(b1.size(), b2.size());
+  const size_t blocks = std::max<size_t>(1, std::min(worker_threads(), n / 65536));
+  std::vector<std::vector<uint32_t>> found(blocks);
+  parallel_for(blocks, [&](size_t begin, size_t end) {
+    for (size_t block = begin; block < end; ++block)
+      for (size_t i = n * block / blocks; i < n * (block + 1) / blocks; ++i)
+        if (b1[i].is_infinity() && b2[i].is_infinity()) found[block].push_back(static_cast<uint32_t>(i));
+  });
+  b_absent.clear();
+  for (const auto& indices : found) b_absent.insert(b_absent.end(), indices.begin(), indices.end());
+}
+
 uint64_t ProvingKey::bytes() const { return ic.size() * sizeof(G1Affine) + msm_point_bytes() + constraints.bytes(); }
 
 void write_proving_key(const ProvingKey& pk, const std::filesystem::path& path) {
@@ -217,6 +231,7 @@ void read_key_points(Reader& r, ProvingKey& pk) {
   pk.l = read_points<G1Affine>(r, pk.num_vars - pk.num_public - 1, "l");
   pk.h = read_points<G1Affine>(r, uint64_t{1} << pk.lg_domain, "h");
   pk.b2 = read_points<G2Affine>(r, pk.num_vars, "b2");
+  pk.index_b_query();
 }
 
 }  // namespace

@@ -49,11 +49,19 @@ struct ProvingKey {
   std::vector<G2Affine> b2;  // every variable
   // Of a built-in circuit's key; empty in a key read from a circom .zkey (its rows come from the file).
   r1cs::ConstraintMatrices constraints;
+  // The variables whose b1 and b2 points are both at infinity (in no row of B), ascending; made
+  // from the points by index_b_query(), which setup and both key readers call.
+  std::vector<uint32_t> b_absent;
 
   size_t domain_size() const { return size_t{1} << lg_domain; }
   VerifyingKey verifying_key() const { return {alpha1, beta2, gamma2, delta2, ic}; }
   uint64_t bytes() const;  // points and matrices
   uint64_t msm_point_bytes() const;  // the MSMs' bases: a, b1, l, h, b2 (what a device holds)
+  void index_b_query();  // fills b_absent from b1 and b2
+  // Whether B1 and B2 take a witness split of their own, without the absent variables: where at
+  // least 1/16 of the variables are absent (poseidon-merkle's x^4 terms: 9 %, a quarter of its
+  // significant entries), enough to pay for the GPU's second decomposition of the scalars.
+  bool splits_b_query() const { return !b_absent.empty() && b_absent.size() * 16 >= num_vars; }
 };
 
 void write_proving_key(const ProvingKey& pk, const std::filesystem::path& path);

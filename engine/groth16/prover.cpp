@@ -62,9 +62,9 @@ Proof prove_staged(ProverBackend& backend, const ProvingKey& pk, std::span<const
     return backend.staged_quotient_msm(std::span<const G1Affine>(pk.h));
   }();
   G1 a_sum = split_msm(backend, std::span<const G1Affine>(pk.a), splits.all, "msm_a", log);
-  G1 b1_sum = split_msm(backend, std::span<const G1Affine>(pk.b1), splits.all, "msm_b1", log);
+  G1 b1_sum = split_msm(backend, std::span<const G1Affine>(pk.b1), splits.b, "msm_b1", log);
   G1 l_sum = split_msm(backend, std::span<const G1Affine>(pk.l), splits.priv, "msm_l", log);
-  G2 b2_sum = split_msm(backend, std::span<const G2Affine>(pk.b2), splits.all, "msm_b2", log);
+  G2 b2_sum = split_msm(backend, std::span<const G2Affine>(pk.b2), splits.b, "msm_b2", log);
 
   auto scope = timed(log, "assemble", 1);
   using bls12_381::mul;

@@ -118,6 +118,7 @@ void key_points(ProvingKey& pk, const KeyScalars& k, const ToxicWaste& waste, Fi
   pk.h = fixed_base.g1(k.h);
   step("G2 points: b2");
   pk.b2 = fixed_base.g2(k.v);
+  pk.index_b_query();
 }
 
 }  // namespace

@@ -1,11 +1,13 @@
 // witness_split.hpp — supraseal's split of a Groth16 witness for the MSMs: entries equal to 0 are
 // skipped, entries equal to 1 go to batch addition of their bases, the rest ("significant") to the
-// tail MSM with their values as scalars. Both splits are computed on every core the calling thread
-// may use (worker_threads()) and list their indices in ascending order, as streamed bases need.
+// tail MSM with their values as scalars. A split may also leave out entries whose bases are all at
+// infinity (the variables absent from B, for B1 and B2). Splits are computed on every core the
+// calling thread may use (worker_threads()) and list their indices in ascending order, as streamed
+// bases need.
 //
-// A proof's two splits are laid out one array after another in one block (SplitMemory): the
-// scalars, significant indices and ones of the whole witness, then those of its private part, each
-// array aligned for a device copy. The block is the caller's (a GPU backend's page-locked staging
+// A proof's splits are laid out one array after another in one block (SplitMemory): the scalars,
+// significant indices and ones of the whole witness, then those of its B split (where the key
+// splits B), then those of its private part, each array aligned for a device copy. The block is the caller's (a GPU backend's page-locked staging
 // buffer: the split is then staged by one copy, with no second pass over host memory) or the
 // split's own.
 #pragma once
@@ -25,10 +27,10 @@ using bls12_381::Fr;
 class SplitMemory {
  public:
   static constexpr size_t alignment = 256;
-  // The most bytes the splits of `all_entries` and `priv_entries` witness entries take: every
-  // entry is a scalar and an index, or an index alone (a one), or nothing (a zero).
-  static size_t capacity(size_t all_entries, size_t priv_entries) {
-    return (all_entries + priv_entries) * (sizeof(Fr) + sizeof(uint32_t)) + 6 * alignment;
+  // The most bytes `splits` splits of `entries` witness entries in all take: every entry is a
+  // scalar and an index, or an index alone (a one), or nothing (a zero); each split three arrays.
+  static size_t capacity(size_t entries, size_t splits) {
+    return entries * (sizeof(Fr) + sizeof(uint32_t)) + 3 * splits * alignment;
   }
 
   SplitMemory() = default;
@@ -59,8 +61,10 @@ struct WitnessSplit {
   std::span<Fr> significant_scalars;
   size_t zeros = 0;
 };
-// Splits z[first, z.size()) with indices relative to `first`, its arrays taken from `memory`.
-WitnessSplit split_witness(std::span<const Fr> z, size_t first, SplitMemory& memory);
+// Splits z[first, z.size()) with indices relative to `first`, its arrays taken from `memory`,
+// leaving out the entries `skip` names (ascending indices into z).
+WitnessSplit split_witness(std::span<const Fr> z, size_t first, SplitMemory& memory,
+                           std::span<const uint32_t> skip = {});
 
 // How many entries of z are 0, 1 and anything else.
 struct WitnessCounts {
@@ -68,11 +72,12 @@ struct WitnessCounts {
 };
 WitnessCounts count_witness(std::span<const Fr> z);
 
-// The splits one proof's MSMs take: of all of z (A, B1, B2) and of its private part (L), in their
-// memory.
+// The splits one proof's MSMs take, in their memory: of all of z (A), of z less the variables
+// absent from B where the key splits B (B1, B2; else the same arrays as `all`), and of z's private
+// part (L).
 struct ProofSplits {
   SplitMemory memory;
-  WitnessSplit all, priv;
+  WitnessSplit all, b, priv;
 };
 // In `into` where given (at least capacity() bytes for the key), else in the splits' own memory.
 ProofSplits split_for_proof(std::span<const Fr> z, const ProvingKey& pk, std::span<std::byte> into = {});

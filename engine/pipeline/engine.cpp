@@ -44,7 +44,7 @@ void say(std::FILE* log, fmt::format_string<Args...> format, Args&&... args) {
 }
 
 JobSizes job_sizes(const Job& job) {
-  return {job.partitions, job.abc_bytes(), job.witness_bytes(), job.pk->bytes()};
+  return {job.partitions, job.abc_bytes(), job.witness_bytes(), job.pk->bytes(), job.pk->splits_b_query() ? 3u : 2u};
 }
 
 // `faults` is the job's fault source where the backend injects faults (nullptr otherwise).

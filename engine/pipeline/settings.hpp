@@ -53,7 +53,7 @@ MachineFacts machine_facts();
 using zkpipe::policy::JobSizes;  // the sizes the defaults depend on
 
 // Host bytes one GPU worker holds all job long: the witness of the partition it proves and its
-// two splits (scalars and indices, see groth16::split_for_proof), plus, on CUDA, the pinned copy
+// splits (scalars and indices, see groth16::split_for_proof), plus, on CUDA, the pinned copy
 // of the splits its witness is staged from (pinned staging only), or the staged a/b/c where the
 // backend computes in host memory.
 uint64_t worker_host_bytes(const JobSizes& sizes, std::string_view backend, Staging staging);

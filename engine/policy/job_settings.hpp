@@ -65,6 +65,7 @@ struct JobSizes {
   std::uint64_t abc_bytes = 0;      // one partition's a, b, c
   std::uint64_t witness_bytes = 0;  // one partition's assignment z
   std::uint64_t key_bytes = 0;      // the proving key, held all job long
+  std::uint32_t witness_splits = 2; // splits of z the MSMs take (all, private; a B split where the key has one)
   std::uint64_t partition_host_bytes() const { return abc_bytes + witness_bytes; }
 };
 

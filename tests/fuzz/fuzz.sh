@@ -24,14 +24,15 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 targets=(wtns r1cs zkey proving_key proof_json public_json vk_json trace_csv sidecar scenario cuzk_log calibrate)
 
-circom="engine/circom/bin_file.cpp engine/circom/r1cs_file.cpp engine/circom/wtns_file.cpp engine/circom/zkey_file.cpp"
+keys="engine/groth16/keys.cpp engine/r1cs/r1cs.cpp engine/util/atomic_file.cpp"
+circom="engine/circom/bin_file.cpp engine/circom/r1cs_file.cpp engine/circom/wtns_file.cpp engine/circom/zkey_file.cpp $keys"
 snarkjs_json="engine/groth16/snarkjs_json.cpp engine/groth16/pairing.cpp engine/util/decimal.cpp engine/util/atomic_file.cpp"
 policy="engine/policy/scheduling_policy.cpp engine/policy/device_memory.cpp engine/policy/job_settings.cpp"
 trace="engine/trace/trace.cpp engine/trace/trace_csv.cpp engine/trace/sidecar.cpp engine/trace/summary.cpp engine/util/atomic_file.cpp
        $policy"
 declare -A sources=(
   [wtns]=$circom [r1cs]=$circom [zkey]=$circom
-  [proving_key]="engine/groth16/keys.cpp engine/r1cs/r1cs.cpp engine/util/atomic_file.cpp"
+  [proving_key]=$keys
   [proof_json]=$snarkjs_json [public_json]=$snarkjs_json [vk_json]=$snarkjs_json
   [trace_csv]=$trace [sidecar]=$trace
   [cuzk_log]="model/cuzk_import.cpp model/cuzk_log.cpp engine/trace/perfetto.cpp $trace"

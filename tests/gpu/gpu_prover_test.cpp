@@ -55,18 +55,20 @@ class GpuProver : public ::testing::TestWithParam<std::pair<std::string, uint64_
   }
   // The engine's order: the witness staged before the quotient and the MSMs, its splits made in
   // their own memory or (`into` given) in the backend's page-locked block. The proof equals the
-  // CPU's and verifies; the bytes moved are the splits' block: their scalars and indices, and the
-  // arrays' alignment.
+  // CPU's and verifies; the bytes moved are the splits' block: their scalars and indices (the B
+  // split's where it has arrays of its own), and the arrays' alignment.
   void expect_staged_proof(CudaBackend& gpu, WitnessHostMemory from, std::span<std::byte> into = {}) const {
     const ProofSplits splits = split_for_proof(z_, pk_, into);
     const StagedWitness staged = gpu.stage_witness(splits, from);
+    std::vector<const WitnessSplit*> own{&splits.all, &splits.priv};
+    if (pk_.splits_b_query()) own.push_back(&splits.b);
     uint64_t split_bytes = 0;
-    for (const WitnessSplit* split : {&splits.all, &splits.priv})
+    for (const WitnessSplit* split : own)
       split_bytes += split->significant_scalars.size() * sizeof(Fr) +
                      (split->significant.size() + split->ones.size()) * sizeof(uint32_t);
     EXPECT_EQ(staged.h2d_bytes(), splits.memory.used().size());
     EXPECT_GE(staged.h2d_bytes(), split_bytes);
-    EXPECT_LE(staged.h2d_bytes(), split_bytes + 6 * SplitMemory::alignment);
+    EXPECT_LE(staged.h2d_bytes(), split_bytes + 3 * own.size() * SplitMemory::alignment);
     gpu.stage_quotient_inputs(a_, b_, c_);
     gpu.staged_quotient_evaluations(ntt::Domain(int(pk_.lg_domain)));
     const Proof proof = prove_staged(gpu, pk_, z_, splits, *blinding_);

@@ -211,21 +211,25 @@ TEST(Synthesis, AnUnsatisfiedConstraintIsNamedTheSameOnAnyCoreCount) {
 }
 
 // The split made on several cores lists the same entries, in index order, as one pass would, and
-// counts what count_witness() counts.
+// counts what count_witness() counts; with entries to skip, it lists the others alike.
 TEST(Groth16, WitnessSplitOnAnyCoreCountMatchesOnePass) {
   Rng rng(17);
   for (size_t size : {1, 4095, 70001}) {
     std::vector<Fr> z(size);
-    for (auto& v : z) {
+    std::vector<uint32_t> some;  // about one entry in 8
+    for (size_t i = 0; i < size; ++i) {
       uint64_t kind = rng.below(3);
-      v = kind == 0 ? Fr::zero() : kind == 1 ? Fr::one() : rng.field<Fr>();
+      z[i] = kind == 0 ? Fr::zero() : kind == 1 ? Fr::one() : rng.field<Fr>();
+      if (rng.below(8) == 0) some.push_back(static_cast<uint32_t>(i));
     }
-    for (size_t first : {size_t{0}, size_t{1}, size / 2}) {
+    for (auto [first, skip] : {std::pair{size_t{0}, std::span<const uint32_t>()}, {size_t{1}, {}}, {size / 2, {}},
+                               {size_t{0}, std::span<const uint32_t>(some)}, {size / 3, std::span<const uint32_t>(some)}}) {
       size_t zeros = 0;
       std::vector<uint32_t> ones, significant;
       std::vector<Fr> scalars;
       for (size_t i = first; i < size; ++i) {
         auto index = static_cast<uint32_t>(i - first);
+        if (std::ranges::binary_search(skip, i)) continue;
         if (z[i].is_zero()) {
           zeros++;
         } else if (z[i] == Fr::one()) {
@@ -237,14 +241,14 @@ TEST(Groth16, WitnessSplitOnAnyCoreCountMatchesOnePass) {
       }
       for (size_t threads : {1, 3, 16}) {
         set_worker_threads(threads);
-        SplitMemory memory(SplitMemory::capacity(size, 0));
-        const WitnessSplit split = split_witness(z, first, memory);
+        SplitMemory memory(SplitMemory::capacity(size, 1));
+        const WitnessSplit split = split_witness(z, first, memory, skip);
         EXPECT_EQ(split.zeros, zeros) << size << " " << first << " " << threads;
         EXPECT_TRUE(std::ranges::equal(split.ones, ones)) << size << " " << first << " " << threads;
         EXPECT_TRUE(std::ranges::equal(split.significant, significant)) << size << " " << first << " " << threads;
         EXPECT_TRUE(std::ranges::equal(split.significant_scalars, scalars)) << size << " " << first << " " << threads;
       }
-      if (first == 0) {
+      if (first == 0 && skip.empty()) {
         const WitnessCounts counts = count_witness(z);
         EXPECT_EQ(counts.zeros, zeros);
         EXPECT_EQ(counts.ones, ones.size());
@@ -265,7 +269,8 @@ TEST(Groth16, ProofSplitsAreLaidOutInTheCallersBlock) {
   const ProofSplits splits = split_for_proof(z, pk, block);
   const auto offset = [&](const void* array) { return static_cast<const std::byte*>(array) - block.data(); };
   std::ptrdiff_t previous = -1;
-  for (const WitnessSplit* split : {&splits.all, &splits.priv})
+  ASSERT_TRUE(pk.splits_b_query());
+  for (const WitnessSplit* split : {&splits.all, &splits.b, &splits.priv})
     for (const void* array : {static_cast<const void*>(split->significant_scalars.data()),
                               static_cast<const void*>(split->significant.data()),
                               static_cast<const void*>(split->ones.data())}) {
@@ -280,6 +285,38 @@ TEST(Groth16, ProofSplitsAreLaidOutInTheCallersBlock) {
   EXPECT_TRUE(std::ranges::equal(own.priv.ones, splits.priv.ones));
   std::vector<std::byte> small(SplitMemory::alignment);
   EXPECT_THROW(split_for_proof(z, pk, small), Error);
+}
+
+// The B query's index lists exactly the variables whose b1 and b2 points are both at infinity.
+// Where they are many (poseidon-merkle's x^4 terms) B1 and B2 take a split without them, whose
+// MSMs equal those of the whole split; where few (dense) the B split is the whole one.
+TEST(Groth16, TheBSplitLeavesOutTheVariablesAbsentFromB) {
+  for (auto [circuit, constraints] : {std::pair{"poseidon-merkle", 3000}, {"dense", 8000}}) {
+    const Synthesized s = synthesized(circuit, constraints, 5);
+    const ProvingKey& pk = s.pk;
+    std::vector<uint32_t> absent;
+    for (uint32_t i = 0; i < pk.num_vars; ++i)
+      if (pk.b1[i].is_infinity() && pk.b2[i].is_infinity()) absent.push_back(i);
+    EXPECT_EQ(pk.b_absent, absent) << circuit;
+    const ProofSplits splits = split_for_proof(s.z, pk);
+    EXPECT_EQ(pk.splits_b_query(), circuit == std::string("poseidon-merkle")) << absent.size() << " of " << pk.num_vars;
+    if (!pk.splits_b_query()) {
+      EXPECT_EQ(splits.b.significant.data(), splits.all.significant.data()) << circuit;
+      continue;
+    }
+    std::vector<uint32_t> significant;
+    std::ranges::set_difference(splits.all.significant, absent, std::back_inserter(significant));
+    EXPECT_TRUE(std::ranges::equal(splits.b.significant, significant)) << circuit;
+    EXPECT_LT(splits.b.significant.size(), splits.all.significant.size() * 9 / 10) << circuit;
+    CpuBackend backend;
+    const auto b_sum = [&](const auto& bases, const WitnessSplit& split) {
+      return backend.sum(bases, split.ones) + backend.msm(bases, split.significant, split.significant_scalars);
+    };
+    EXPECT_EQ(b_sum(std::span<const G1Affine>(pk.b1), splits.b).to_affine(),
+              b_sum(std::span<const G1Affine>(pk.b1), splits.all).to_affine()) << circuit;
+    EXPECT_EQ(b_sum(std::span<const G2Affine>(pk.b2), splits.b).to_affine(),
+              b_sum(std::span<const G2Affine>(pk.b2), splits.all).to_affine()) << circuit;
+  }
 }
 
 TEST(Groth16, WrongWitnessIsRefusedBeforeProving) {

@@ -42,6 +42,20 @@ TEST(GpuKernels, AreTheEnginesInItsOrderWithItsItems) {
   EXPECT_DOUBLE_EQ(kernels.front().seconds, 0.5 + 1024 / 1e6);
 }
 
+// Where the key splits B, B1 and B2 take z less the scalars absent from B; A and L all of theirs.
+TEST(GpuKernels, BOneAndBTwoLeaveOutWhatIsAbsentFromB) {
+  Workload split_b = workload();
+  split_b.b_absent_one_share = 0.01;
+  split_b.b_absent_significant_share = 0.1;
+  std::map<Phase, PhaseCost> costs;
+  for (Phase phase : {Phase::batch_add, Phase::msm_a, Phase::msm_b1, Phase::msm_l, Phase::msm_b2}) costs[phase] = {};
+  EXPECT_EQ(items_of(gpu_kernels(split_b, costs)), (std::vector<std::pair<Phase, std::uint64_t>>{
+                                                      {Phase::batch_add, 300}, {Phase::msm_a, 400},
+                                                      {Phase::batch_add, 290}, {Phase::msm_b1, 300},
+                                                      {Phase::batch_add, 299}, {Phase::msm_l, 377},
+                                                      {Phase::batch_add, 290}, {Phase::msm_b2, 300}}));
+}
+
 TEST(GpuKernels, TheDomainIsThePowerOfTwoAboveConstraintsAndPublicInputs) {
   Workload at_the_edge = workload();
   at_the_edge.public_inputs = 24;  // 1024 rows: the domain doubles

@@ -55,6 +55,8 @@ TEST(Validation, SimulatedItemsAreTheEngineItemsOfTheSamePartitionShape) {
       scenario.workload.constraints_per_partition = shape->constraints;
       scenario.workload.zero_scalar_share = shape->zero_scalar_share;
       scenario.workload.one_scalar_share = shape->one_scalar_share;
+      scenario.workload.b_absent_one_share = shape->b_absent_one_share;
+      scenario.workload.b_absent_significant_share = shape->b_absent_significant_share;
       scenario.workload.variables = shape->variables;
       scenario.workload.public_inputs = job.public_inputs.value();
       scenario.calibration.gpu_phase_cost.clear();

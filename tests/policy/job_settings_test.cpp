@@ -16,7 +16,7 @@ constexpr std::uint64_t mib = 1ull << 20;
 constexpr std::uint64_t gib = 1ull << 30;
 
 JobShape shape_of(std::uint32_t partitions) {
-  return {partitions, 96 * mib, 32 * mib, 2 * gib, 300 * mib, 200 * mib};
+  return {{partitions, 96 * mib, 32 * mib, 2 * gib}, 300 * mib, 200 * mib};
 }
 
 std::string refusal(const JobSettings& settings, const JobShape& shape, const HostFacts& host, const SettingNames& names) {
