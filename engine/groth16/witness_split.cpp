@@ -21,68 +21,50 @@ std::byte* SplitMemory::take_bytes(size_t bytes) {
 
 namespace {
 
-// z[first, z.size()) in blocks, one per core at most and none smaller than 4096 entries, less the
-// entries `skip` names (ascending, absolute), with the ones and significant entries before each
-// block, counted on every core ([blocks]: in all).
+// z[first, z.size()) in blocks, one per core at most and none smaller than 4096 entries, with the
+// ones and significant entries before each block, counted on every core ([blocks]: in all).
 struct BlockCounts {
   size_t first, n, blocks;
-  std::span<const uint32_t> skip;
-  std::vector<size_t> ones_before, significant_before, skipped_before;
+  std::vector<size_t> ones_before, significant_before;
   size_t begin(size_t block) const { return first + n * block / blocks; }
   WitnessCounts total() const {
-    return {n - skipped_before[blocks] - ones_before[blocks] - significant_before[blocks], ones_before[blocks],
-            significant_before[blocks]};
-  }
-  // visit(i) for each entry i of the block that `skip` does not name, in order.
-  template <class Visit>
-  void for_each_kept(size_t block, Visit&& visit) const {
-    auto next_skip = std::ranges::lower_bound(skip, begin(block));
-    for (size_t i = begin(block); i < begin(block + 1); ++i) {
-      if (next_skip != skip.end() && *next_skip == i) ++next_skip;
-      else visit(i);
-    }
+    return {n - ones_before[blocks] - significant_before[blocks], ones_before[blocks], significant_before[blocks]};
   }
 };
 
-BlockCounts count_blocks(std::span<const Fr> z, size_t first, std::span<const uint32_t> skip) {
+BlockCounts count_blocks(std::span<const Fr> z, size_t first) {
   const Fr one = Fr::one();
   const size_t n = z.size() - std::min(first, z.size());
   const size_t blocks = std::max<size_t>(1, std::min(worker_threads(), n / 4096));
-  BlockCounts counts{first, n, blocks, skip, std::vector<size_t>(blocks + 1, 0), std::vector<size_t>(blocks + 1, 0),
-                     std::vector<size_t>(blocks + 1, 0)};
+  BlockCounts counts{first, n, blocks, std::vector<size_t>(blocks + 1, 0), std::vector<size_t>(blocks + 1, 0)};
   parallel_for(blocks, [&](size_t begin, size_t end) {
-    for (size_t block = begin; block < end; ++block) {
-      size_t kept = 0;
-      counts.for_each_kept(block, [&](size_t i) {
-        ++kept;
+    for (size_t block = begin; block < end; ++block)
+      for (size_t i = counts.begin(block); i < counts.begin(block + 1); ++i) {
         if (z[i] == one) ++counts.ones_before[block + 1];
         else if (!z[i].is_zero()) ++counts.significant_before[block + 1];
-      });
-      counts.skipped_before[block + 1] = counts.begin(block + 1) - counts.begin(block) - kept;
-    }
+      }
   });
-  for (auto* before : {&counts.ones_before, &counts.significant_before, &counts.skipped_before})
-    std::partial_sum(before->begin(), before->end(), before->begin());
+  std::partial_sum(counts.ones_before.begin(), counts.ones_before.end(), counts.ones_before.begin());
+  std::partial_sum(counts.significant_before.begin(), counts.significant_before.end(), counts.significant_before.begin());
   return counts;
 }
 
 }  // namespace
 
-WitnessSplit split_witness(std::span<const Fr> z, size_t first, SplitMemory& memory, std::span<const uint32_t> skip) {
+WitnessSplit split_witness(std::span<const Fr> z, size_t first, SplitMemory& memory) {
   // Two passes over blocks of z on every core: count each block's ones and significant values,
   // then write each block's entries at its offsets, in index order.
   const Fr one = Fr::one();
-  const BlockCounts counts = count_blocks(z, first, skip);
+  const BlockCounts counts = count_blocks(z, first);
   const WitnessCounts total = counts.total();
   WitnessSplit split;
   split.significant_scalars = memory.take<Fr>(total.significant);
   split.significant = memory.take<uint32_t>(total.significant);
   split.ones = memory.take<uint32_t>(total.ones);
-  split.zeros = total.zeros;
   parallel_for(counts.blocks, [&](size_t begin, size_t end) {
     for (size_t block = begin; block < end; ++block) {
       size_t next_one = counts.ones_before[block], next_significant = counts.significant_before[block];
-      counts.for_each_kept(block, [&](size_t i) {
+      for (size_t i = counts.begin(block); i < counts.begin(block + 1); ++i) {
         auto index = static_cast<uint32_t>(i - first);
         if (z[i] == one) {
           split.ones[next_one++] = index;
@@ -90,13 +72,72 @@ WitnessSplit split_witness(std::span<const Fr> z, size_t first, SplitMemory& mem
           split.significant[next_significant] = index;
           split.significant_scalars[next_significant++] = z[i];
         }
-      });
+      }
     }
   });
   return split;
 }
 
-WitnessCounts count_witness(std::span<const Fr> z) { return count_blocks(z, 0, {}).total(); }
+namespace {
+
+// The positions of an ascending index list whose index an ascending `skip` list does not name,
+// in blocks of the list, one per core at most and none smaller than 4096 entries, with the kept
+// positions before each block counted on every core ([blocks]: in all).
+struct KeptPositions {
+  std::span<const uint32_t> indices, skip;
+  size_t blocks;
+  std::vector<size_t> kept_before;
+  size_t begin(size_t block) const { return indices.size() * block / blocks; }
+  size_t total() const { return kept_before[blocks]; }
+  // visit(position) for each kept position of the block, in order.
+  template <class Visit>
+  void for_each(size_t block, Visit&& visit) const {
+    if (begin(block) == begin(block + 1)) return;
+    auto next_skip = std::ranges::lower_bound(skip, indices[begin(block)]);
+    for (size_t k = begin(block); k < begin(block + 1); ++k) {
+      while (next_skip != skip.end() && *next_skip < indices[k]) ++next_skip;
+      if (next_skip == skip.end() || *next_skip != indices[k]) visit(k);
+    }
+  }
+};
+
+KeptPositions kept_positions(std::span<const uint32_t> indices, std::span<const uint32_t> skip) {
+  const size_t blocks = std::max<size_t>(1, std::min(worker_threads(), indices.size() / 4096));
+  KeptPositions kept{indices, skip, blocks, std::vector<size_t>(blocks + 1, 0)};
+  parallel_for(blocks, [&](size_t begin, size_t end) {
+    for (size_t block = begin; block < end; ++block) kept.for_each(block, [&](size_t) { ++kept.kept_before[block + 1]; });
+  });
+  std::partial_sum(kept.kept_before.begin(), kept.kept_before.end(), kept.kept_before.begin());
+  return kept;
+}
+
+}  // namespace
+
+WitnessSplit split_without(const WitnessSplit& split, std::span<const uint32_t> skip, SplitMemory& memory) {
+  const KeptPositions significant = kept_positions(split.significant, skip), ones = kept_positions(split.ones, skip);
+  WitnessSplit kept;
+  kept.significant_scalars = memory.take<Fr>(significant.total());
+  kept.significant = memory.take<uint32_t>(significant.total());
+  kept.ones = memory.take<uint32_t>(ones.total());
+  parallel_for(std::max(significant.blocks, ones.blocks), [&](size_t begin, size_t end) {
+    for (size_t block = begin; block < end; ++block) {
+      if (block < significant.blocks) {
+        size_t next = significant.kept_before[block];
+        significant.for_each(block, [&](size_t k) {
+          kept.significant[next] = split.significant[k];
+          kept.significant_scalars[next++] = split.significant_scalars[k];
+        });
+      }
+      if (block < ones.blocks) {
+        size_t next = ones.kept_before[block];
+        ones.for_each(block, [&](size_t k) { kept.ones[next++] = split.ones[k]; });
+      }
+    }
+  });
+  return kept;
+}
+
+WitnessCounts count_witness(std::span<const Fr> z) { return count_blocks(z, 0).total(); }
 
 size_t split_capacity(const ProvingKey& pk) {
   const size_t b_entries = pk.splits_b_query() ? pk.num_vars - pk.b_absent.size() : 0;
@@ -106,7 +147,7 @@ size_t split_capacity(const ProvingKey& pk) {
 ProofSplits split_for_proof(std::span<const Fr> z, const ProvingKey& pk, std::span<std::byte> into) {
   ProofSplits splits{into.empty() ? SplitMemory(split_capacity(pk)) : SplitMemory(into), {}, {}, {}};
   splits.all = split_witness(z, 0, splits.memory);
-  splits.b = pk.splits_b_query() ? split_witness(z, 0, splits.memory, pk.b_absent) : splits.all;
+  splits.b = pk.splits_b_query() ? split_without(splits.all, pk.b_absent, splits.memory) : splits.all;
   splits.priv = split_witness(z, pk.num_public + 1, splits.memory);
   return splits;
 }

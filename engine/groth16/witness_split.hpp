@@ -7,9 +7,9 @@
 //
 // A proof's splits are laid out one array after another in one block (SplitMemory): the scalars,
 // significant indices and ones of the whole witness, then those of its B split (where the key
-// splits B), then those of its private part, each array aligned for a device copy. The block is the caller's (a GPU backend's page-locked staging
-// buffer: the split is then staged by one copy, with no second pass over host memory) or the
-// split's own.
+// splits B), then those of its private part, each array aligned for a device copy. The block is
+// the caller's (a GPU backend's page-locked staging buffer: the split is then staged by one copy,
+// with no second pass over host memory) or the split's own.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -55,16 +55,16 @@ class SplitMemory {
   size_t used_ = 0;
 };
 
-// Which witness entries are 0, 1 or anything else ("significant"), by index.
+// Which witness entries are 1 and which are neither 0 nor 1 ("significant"), by index.
 struct WitnessSplit {
   std::span<uint32_t> ones, significant;
   std::span<Fr> significant_scalars;
-  size_t zeros = 0;
 };
-// Splits z[first, z.size()) with indices relative to `first`, its arrays taken from `memory`,
-// leaving out the entries `skip` names (ascending indices into z).
-WitnessSplit split_witness(std::span<const Fr> z, size_t first, SplitMemory& memory,
-                           std::span<const uint32_t> skip = {});
+// Splits z[first, z.size()) with indices relative to `first`, its arrays taken from `memory`.
+WitnessSplit split_witness(std::span<const Fr> z, size_t first, SplitMemory& memory);
+// `split` less the entries whose indices `skip` names (ascending), its arrays taken from `memory`;
+// on every core, reading the split's arrays where a second split_witness would read all of z.
+WitnessSplit split_without(const WitnessSplit& split, std::span<const uint32_t> skip, SplitMemory& memory);
 
 // How many entries of z are 0, 1 and anything else.
 struct WitnessCounts {
