@@ -24,7 +24,7 @@ MachineFacts machine_facts() {
 
 uint64_t worker_host_bytes(const JobSizes& sizes, std::string_view backend, Staging staging) {
   const uint64_t split_bytes = sizes.witness_splits * (sizes.witness_bytes + sizes.witness_bytes / 8);  // scalars + indices
-  // The CUDA backend's pinned staging buffer holds both splits again; other backends hold a/b/c.
+  // The CUDA backend's pinned staging buffer holds the splits again; other backends hold a/b/c.
   const uint64_t staged_bytes = !uses_cuda(backend) ? sizes.abc_bytes : staging == Staging::pinned ? split_bytes : 0;
   return sizes.witness_bytes + split_bytes + staged_bytes;
 }
