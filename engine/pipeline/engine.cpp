@@ -446,6 +446,9 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
   say(options.log, "engine: {} partition(s) of {} ({} constraints, domain 2^{}; a/b/c {} + witness {} per partition)\n",
       job.partitions, job.name, job.pk->num_constraints, job.pk->lg_domain, format_bytes(job.abc_bytes()),
       format_bytes(job.witness_bytes()));
+  if (job.pk->splits_b_query())
+    say(options.log, "engine: B1 and B2 leave out the {} variables absent from B ({:.1f} % of {})\n",
+        job.pk->b_absent.size(), 100.0 * double(job.pk->b_absent.size()) / job.pk->num_vars, job.pk->num_vars);
   say(options.log, "engine: {}\n", describe(settings));
 
   // The one fault source of a fault-injecting backend, shared by its workers and the pool's pinning.
