@@ -151,7 +151,7 @@ uint64_t ProvingKey::msm_point_bytes() const {
 
 void ProvingKey::index_b_query() {
   const size_t n = std::min(b1.size(), b2.size());
-  const size_t blocks = std::max<size_t>(1, std::min(worker_threads(), n / 65536));
+  const size_t blocks = parallel_blocks(n, 65536);
   std::vector<std::vector<uint32_t>> found(blocks);
   parallel_for(blocks, [&](size_t begin, size_t end) {
     for (size_t block = begin; block < end; ++block)

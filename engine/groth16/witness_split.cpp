@@ -35,7 +35,7 @@ struct BlockCounts {
 BlockCounts count_blocks(std::span<const Fr> z, size_t first) {
   const Fr one = Fr::one();
   const size_t n = z.size() - std::min(first, z.size());
-  const size_t blocks = std::max<size_t>(1, std::min(worker_threads(), n / 4096));
+  const size_t blocks = parallel_blocks(n, 4096);
   BlockCounts counts{first, n, blocks, std::vector<size_t>(blocks + 1, 0), std::vector<size_t>(blocks + 1, 0)};
   parallel_for(blocks, [&](size_t begin, size_t end) {
     for (size_t block = begin; block < end; ++block)
@@ -102,7 +102,7 @@ struct KeptPositions {
 };
 
 KeptPositions kept_positions(std::span<const uint32_t> indices, std::span<const uint32_t> skip) {
-  const size_t blocks = std::max<size_t>(1, std::min(worker_threads(), indices.size() / 4096));
+  const size_t blocks = parallel_blocks(indices.size(), 4096);
   KeptPositions kept{indices, skip, blocks, std::vector<size_t>(blocks + 1, 0)};
   parallel_for(blocks, [&](size_t begin, size_t end) {
     for (size_t block = begin; block < end; ++block) kept.for_each(block, [&](size_t) { ++kept.kept_before[block + 1]; });
@@ -119,19 +119,19 @@ WitnessSplit split_without(const WitnessSplit& split, std::span<const uint32_t> 
   kept.significant_scalars = memory.take<Fr>(significant.total());
   kept.significant = memory.take<uint32_t>(significant.total());
   kept.ones = memory.take<uint32_t>(ones.total());
-  parallel_for(std::max(significant.blocks, ones.blocks), [&](size_t begin, size_t end) {
+  parallel_for(significant.blocks, [&](size_t begin, size_t end) {
     for (size_t block = begin; block < end; ++block) {
-      if (block < significant.blocks) {
-        size_t next = significant.kept_before[block];
-        significant.for_each(block, [&](size_t k) {
-          kept.significant[next] = split.significant[k];
-          kept.significant_scalars[next++] = split.significant_scalars[k];
-        });
-      }
-      if (block < ones.blocks) {
-        size_t next = ones.kept_before[block];
-        ones.for_each(block, [&](size_t k) { kept.ones[next++] = split.ones[k]; });
-      }
+      size_t next = significant.kept_before[block];
+      significant.for_each(block, [&](size_t k) {
+        kept.significant[next] = split.significant[k];
+        kept.significant_scalars[next++] = split.significant_scalars[k];
+      });
+    }
+  });
+  parallel_for(ones.blocks, [&](size_t begin, size_t end) {
+    for (size_t block = begin; block < end; ++block) {
+      size_t next = ones.kept_before[block];
+      ones.for_each(block, [&](size_t k) { kept.ones[next++] = split.ones[k]; });
     }
   });
   return kept;

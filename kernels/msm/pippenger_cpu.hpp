@@ -56,7 +56,7 @@ inline std::vector<Scalar256> to_canonical_scalars(std::span<const Fr> scalars) 
 template <class Curve>
 ec::jacobian_t<Curve> sum_points(std::span<const ec::affine_t<Curve>> points) {
   using Point = ec::jacobian_t<Curve>;
-  size_t chunks = std::max<size_t>(1, std::min(worker_threads(), points.size() / 1024));
+  const size_t chunks = parallel_blocks(points.size(), 1024);
   std::vector<Point> partial(chunks, Point::infinity());
   parallel_for(chunks, [&](size_t cb, size_t ce) {
     for (size_t c = cb; c < ce; ++c)

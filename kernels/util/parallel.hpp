@@ -8,7 +8,8 @@
 // parallel_for call of a holder then runs on max(1, cores / holders) threads, the holders counted
 // as the call starts, so one synthesizing alone has every core and two have half each.
 // parallel_find_first(n, pred) returns the first index whose pred holds (n if none), whatever
-// the thread count.
+// the thread count. parallel_blocks(n, least) is how many blocks to cut n items into for a
+// parallel_for over blocks whose partial results are combined in block order.
 #pragma once
 #include <algorithm>
 #include <atomic>
@@ -96,6 +97,12 @@ void parallel_for(size_t n, Fn&& fn, size_t min_chunk = 1) {
     run(0);
   }
   if (error) std::rethrow_exception(error);
+}
+
+// One block per core at most, none smaller than `least` items, never none: block b of B then
+// covers items [n * b / B, n * (b + 1) / B).
+inline size_t parallel_blocks(size_t n, size_t least) {
+  return std::max<size_t>(1, std::min(worker_threads(), n / std::max<size_t>(least, 1)));
 }
 
 // The smallest i in [0, n) with pred(i) true, or n. Each chunk runs pred in index order and stops

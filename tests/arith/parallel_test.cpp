@@ -1,5 +1,5 @@
 // The CPU's parallel helpers: parallel_find_first gives the first hit whatever the thread count
-// and chunk size, and a CoreShare splits worker_threads() between the threads holding it now.
+// and chunk size, parallel_blocks cuts work into blocks no smaller than asked, and a CoreShare splits worker_threads() between the threads holding it now.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -21,6 +21,19 @@ RC_GTEST_PROP(Parallel, FindFirstIsTheFirstHitOnAnyThreadCount, (const std::vect
   const size_t found = parallel_find_first(hits.size(), [&](size_t i) { return bool(hits[i]); }, min_chunk);
   set_worker_threads(std::thread::hardware_concurrency());
   RC_ASSERT(found == expected);
+}
+
+RC_GTEST_PROP(Parallel, BlocksAreOnePerCoreAtMostAndNoneSmallerThanAsked, ()) {
+  const auto threads = *rc::gen::inRange<size_t>(1, 65);
+  const auto n = *rc::gen::inRange<size_t>(0, 1'000'000);
+  const auto least = *rc::gen::inRange<size_t>(1, 70'000);
+  set_worker_threads(threads);
+  const size_t blocks = parallel_blocks(n, least);
+  set_worker_threads(std::thread::hardware_concurrency());
+  RC_ASSERT(blocks >= 1);
+  RC_ASSERT(blocks <= threads);
+  RC_ASSERT(blocks == 1 || n / blocks >= least);  // the smallest block, n / blocks rounded down
+  RC_ASSERT(blocks == threads || n / (blocks + 1) < least);  // one more would be too small
 }
 
 TEST(Parallel, ACoreShareSplitsTheCoresBetweenItsHoldersNow) {
