@@ -47,16 +47,27 @@ Scenario scenario_with_settings(const std::string& path, const std::vector<std::
   return scenario;
 }
 
-// A circom circuit as the workload: constraints and the shares of 0 and 1 scalars from its
-// .zkey and .wtns (zk::circom::describe_circom_workload).
+// A circom circuit as the workload: constraints, the shares of 0 and 1 scalars, and those B1 and
+// B2 leave out where the key splits B, from its .zkey and .wtns (zk::circom::describe_circom_workload).
 Scenario with_circom_workload(Scenario scenario, const std::vector<std::string>& zkey_and_wtns) {
   const auto w = zk::circom::describe_circom_workload(zkey_and_wtns.at(0), zkey_and_wtns.at(1));
   const double vars = std::max<double>(1, w.num_vars);
+  const double zeros = w.zero_scalars / vars, ones = w.one_scalars / vars;
+  const bool splits_b = zk::groth16::splits_b_query(w.b_absent_vars, w.num_vars);
+  // Each share as the double it is (the scenario's bounds then see the same sums).
+  const auto share = [&](std::string_view key, double value) {
+    scenario = with_setting(scenario, fmt::format("workload.{}", key), fmt::format("{}", value));
+  };
   scenario = with_setting(scenario, "workload.constraints_per_partition", std::to_string(std::max<uint64_t>(1, w.num_constraints)));
-  scenario = with_setting(scenario, "workload.zero_scalar_share", fmt::format("{:.6f}", w.zero_scalars / vars));
-  scenario = with_setting(scenario, "workload.one_scalar_share", fmt::format("{:.6f}", w.one_scalars / vars));
-  std::cout << fmt::format("workload from circom: {} constraints, domain 2^{}, {} variables, {:.1f}% of scalars 0 or 1\n",
-                           w.num_constraints, w.lg_domain, w.num_vars, 100.0 * w.zero_one_share());
+  share("zero_scalar_share", zeros);
+  share("one_scalar_share", ones);
+  share("b_absent_one_share", splits_b ? std::min(ones, w.b_absent_one_scalars / vars) : 0.0);
+  share("b_absent_significant_share", splits_b ? std::min(1 - zeros - ones, w.b_absent_other_scalars / vars) : 0.0);
+  std::cout << fmt::format("workload from circom: {} constraints, domain 2^{}, {} variables, {:.1f}% of scalars 0 or 1; "
+                           "{} variables absent from B ({})\n",
+                           w.num_constraints, w.lg_domain, w.num_vars, 100.0 * w.zero_one_share(), w.b_absent_vars,
+                           splits_b ? fmt::format("B1 and B2 leave out {} of the witness's other scalars", w.b_absent_other_scalars)
+                                    : std::string("fewer than 1/16: B1 and B2 take the whole witness"));
   return scenario;
 }
 

@@ -91,7 +91,10 @@ CircomWorkload describe_circom_workload(const std::filesystem::path& zkey_path, 
   check_witness_fits_key(zkey, z.size(), wtns);
   const auto& k = zkey.header();
   const groth16::WitnessCounts counts = groth16::count_witness(z);
-  return {k.num_constraints, k.num_public, k.num_vars, k.lg_domain, counts.zeros, counts.ones, counts.significant};
+  const std::vector<uint32_t> b_absent = zkey.b_absent();
+  const groth16::WitnessCounts absent = groth16::count_witness_at(z, b_absent);
+  return {k.num_constraints, k.num_public, k.num_vars, k.lg_domain, counts.zeros, counts.ones, counts.significant,
+          static_cast<uint32_t>(b_absent.size()), absent.ones, absent.significant};
 }
 
 }  // namespace zk::circom

@@ -54,11 +54,16 @@ std::vector<ProofOutputs> witness_outputs(std::span<const std::filesystem::path>
                                           const std::filesystem::path& out_dir);
 
 // What a circom circuit asks of the pipeline, from its files: sizes from the .zkey's header and
-// coefficient section, scalar density from the witness.
+// coefficient section, the variables absent from B from its B1 and B2 points, scalar density from
+// the witness.
 struct CircomWorkload {
   uint64_t num_constraints = 0;
   uint32_t num_public = 0, num_vars = 0, lg_domain = 0;
   uint64_t zero_scalars = 0, one_scalars = 0, other_scalars = 0;  // over the witness
+  // The variables absent from B (groth16::ProvingKey::b_absent), and the witness's 1 and other
+  // (neither 0 nor 1) values among them.
+  uint32_t b_absent_vars = 0;
+  uint64_t b_absent_one_scalars = 0, b_absent_other_scalars = 0;
   // Share of witness values that are 0 or 1 (skipped or batch-added rather than multiplied).
   double zero_one_share() const {
     return num_vars ? static_cast<double>(zero_scalars + one_scalars) / num_vars : 0.0;

@@ -40,9 +40,10 @@ CoefficientRecord parse_record(const uint8_t* bytes) {
 static_assert(sizeof(G1Affine) == 96 && sizeof(G2Affine) == 192, "zkey points load raw");
 
 
-// Reads `count` points and checks each is reduced and on its curve.
+// Reads the section's next `count` points, its points first_index.., and checks each is reduced
+// and on its curve.
 template <class Point>
-std::vector<Point> read_points(SectionReader& section, uint64_t count, std::string_view what) {
+std::vector<Point> read_points(SectionReader& section, uint64_t count, std::string_view what, uint64_t first_index = 0) {
   uint64_t first = section.offset();
   std::vector<Point> points(count);
   section.read(points.data(), count * sizeof(Point), what);
@@ -50,7 +51,7 @@ std::vector<Point> read_points(SectionReader& section, uint64_t count, std::stri
   if (bad < count)
     section.file().fail_at(first + bad * sizeof(Point),
                            "expected point {} of {} to be reduced and on the curve, found a point that is not",
-                           bad, what);
+                           first_index + bad, what);
   return points;
 }
 
@@ -148,6 +149,20 @@ groth16::ProvingKey ZkeyFile::proving_key() {
   pk.h = read_section_points<G1Affine>(file_, h_section, header_.domain_size(), "H");
   pk.index_b_query();
   return pk;
+}
+
+std::vector<uint32_t> ZkeyFile::b_absent() {
+  constexpr uint64_t chunk_points = 1 << 16;
+  auto b1 = file_.section(b1_section, "B1"), b2 = file_.section(b2_section, "B2");
+  std::vector<uint32_t> absent;
+  for (uint64_t first = 0; first < header_.num_vars; first += chunk_points) {
+    const uint64_t count = std::min<uint64_t>(chunk_points, header_.num_vars - first);
+    const auto b1_points = read_points<G1Affine>(b1, count, "B1", first);
+    const auto b2_points = read_points<G2Affine>(b2, count, "B2", first);
+    const auto found = groth16::absent_from_b(b1_points, b2_points, static_cast<uint32_t>(first));
+    absent.insert(absent.end(), found.begin(), found.end());
+  }
+  return absent;
 }
 
 void ZkeyFile::evaluate_rows(std::span<const Fr> witness, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c) {

@@ -6,8 +6,9 @@
 // size of every section against them, and derives the constraint count from the coefficient
 // section (snarkjs writes the public-input rows, A = 1*w_s at row constraints + s, last).
 // proving_key() reads the points (Fq in Montgomery form with R = 2^384, exactly our Fp, so they
-// load raw) and checks each is reduced and on its curve. evaluate_rows() streams the coefficient
-// records {matrix, row, signal, v*R^2 mod r}: a_c = sum v*w_s over A, b_c over B, c_c = a_c*b_c,
+// load raw) and checks each is reduced and on its curve; b_absent() lists the variables absent
+// from B without holding the points. evaluate_rows() streams the coefficient records
+// {matrix, row, signal, v*R^2 mod r}: a_c = sum v*w_s over A, b_c over B, c_c = a_c*b_c,
 // as snarkjs does (the C matrix is not in the file: with the .r1cs, R1csFile::check_witness
 // checks it). Every defect throws one zk::Error naming file, byte offset and expectation.
 #pragma once
@@ -40,6 +41,8 @@ class ZkeyFile {
   const std::string& name() const { return file_.name(); }
 
   groth16::ProvingKey proving_key();
+  // The key's ProvingKey::b_absent, read from the B1 and B2 sections a chunk at a time.
+  std::vector<uint32_t> b_absent();
   // witness: num_vars values (Montgomery form); a, b, c: domain_size() each, overwritten.
   void evaluate_rows(std::span<const Fr> witness, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c);
 

@@ -149,18 +149,23 @@ uint64_t ProvingKey::msm_point_bytes() const {
   return (a.size() + b1.size() + l.size() + h.size()) * sizeof(G1Affine) + b2.size() * sizeof(G2Affine);
 }
 
-void ProvingKey::index_b_query() {
+std::vector<uint32_t> absent_from_b(std::span<const G1Affine> b1, std::span<const G2Affine> b2, uint32_t first) {
   const size_t n = std::min(b1.size(), b2.size());
   const size_t blocks = parallel_blocks(n, 65536);
   std::vector<std::vector<uint32_t>> found(blocks);
   parallel_for(blocks, [&](size_t begin, size_t end) {
     for (size_t block = begin; block < end; ++block)
       for (size_t i = n * block / blocks; i < n * (block + 1) / blocks; ++i)
-        if (b1[i].is_infinity() && b2[i].is_infinity()) found[block].push_back(static_cast<uint32_t>(i));
+        if (b1[i].is_infinity() && b2[i].is_infinity()) found[block].push_back(first + static_cast<uint32_t>(i));
   });
-  b_absent.clear();
-  for (const auto& indices : found) b_absent.insert(b_absent.end(), indices.begin(), indices.end());
+  std::vector<uint32_t> absent;
+  for (const auto& indices : found) absent.insert(absent.end(), indices.begin(), indices.end());
+  return absent;
 }
+
+void ProvingKey::index_b_query() { b_absent = absent_from_b(b1, b2); }
+
+bool ProvingKey::splits_b_query() const { return groth16::splits_b_query(b_absent.size(), num_vars); }
 
 uint64_t ProvingKey::bytes() const { return ic.size() * sizeof(G1Affine) + msm_point_bytes() + constraints.bytes(); }
 

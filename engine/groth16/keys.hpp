@@ -15,6 +15,7 @@
 // throws zk::Error naming the file, byte offset and what was expected.
 #pragma once
 #include <filesystem>
+#include <span>
 #include <vector>
 
 #include "engine/circuits/circuit.hpp"
@@ -57,12 +58,17 @@ struct ProvingKey {
   VerifyingKey verifying_key() const { return {alpha1, beta2, gamma2, delta2, ic}; }
   uint64_t bytes() const;  // points and matrices
   uint64_t msm_point_bytes() const;  // the MSMs' bases: a, b1, l, h, b2 (what a device holds)
-  void index_b_query();  // fills b_absent from b1 and b2
-  // Whether B1 and B2 take a witness split of their own, without the absent variables: where at
-  // least 1/16 of the variables are absent (poseidon-merkle's x^4 terms: 9 %, a quarter of its
-  // significant entries), enough to pay for the GPU's second decomposition of the scalars.
-  bool splits_b_query() const { return !b_absent.empty() && b_absent.size() * 16 >= num_vars; }
+  void index_b_query();  // fills b_absent from b1 and b2 (absent_from_b)
+  bool splits_b_query() const;  // groth16::splits_b_query of this key
 };
+
+// first + i for each i where b1[i] and b2[i] are both at infinity (a variable in no row of B),
+// ascending; on every core.
+std::vector<uint32_t> absent_from_b(std::span<const G1Affine> b1, std::span<const G2Affine> b2, uint32_t first = 0);
+// Whether B1 and B2 take a witness split of their own, without the `absent` variables of `vars`:
+// where at least 1/16 of the variables are absent (poseidon-merkle's x^4 terms: 9 %, a quarter of
+// its significant entries), enough to pay for the GPU's second decomposition of the scalars.
+inline bool splits_b_query(size_t absent, size_t vars) { return absent > 0 && absent * 16 >= vars; }
 
 void write_proving_key(const ProvingKey& pk, const std::filesystem::path& path);
 ProvingKey read_proving_key(const std::filesystem::path& path);

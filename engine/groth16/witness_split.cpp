@@ -139,6 +139,16 @@ WitnessSplit split_without(const WitnessSplit& split, std::span<const uint32_t> 
 
 WitnessCounts count_witness(std::span<const Fr> z) { return count_blocks(z, 0).total(); }
 
+WitnessCounts count_witness_at(std::span<const Fr> z, std::span<const uint32_t> indices) {
+  const Fr one = Fr::one();
+  WitnessCounts counts;
+  for (uint32_t i : indices) {
+    if (i >= z.size()) fail("count_witness_at: index {} of a witness of {} entries", i, z.size());
+    ++(z[i] == one ? counts.ones : z[i].is_zero() ? counts.zeros : counts.significant);
+  }
+  return counts;
+}
+
 size_t split_capacity(const ProvingKey& pk) {
   const size_t b_entries = pk.splits_b_query() ? pk.num_vars - pk.b_absent.size() : 0;
   return SplitMemory::capacity(pk.num_vars + b_entries + (pk.num_vars - pk.num_public - 1), 3);

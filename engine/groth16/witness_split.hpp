@@ -71,6 +71,8 @@ struct WitnessCounts {
   size_t zeros = 0, ones = 0, significant = 0;
 };
 WitnessCounts count_witness(std::span<const Fr> z);
+// The same of the entries of z that `indices` name.
+WitnessCounts count_witness_at(std::span<const Fr> z, std::span<const uint32_t> indices);
 
 // The splits one proof's MSMs take, in their memory: of all of z (A), of z less the variables
 // absent from B where the key splits B (B1, B2; else the same arrays as `all`), and of z's private

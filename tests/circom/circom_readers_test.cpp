@@ -138,6 +138,11 @@ TEST(CircomFiles, WorkloadComesFromTheFiles) {
   EXPECT_EQ(w.one_scalars, 1u);
   EXPECT_EQ(w.other_scalars, 4u);
   EXPECT_DOUBLE_EQ(w.zero_one_share(), 0.2);
+  // c = a*b and d = c*c + a put b and c in B: ONE (1), a (3) and d (33^2 + 3) are absent.
+  EXPECT_EQ(w.b_absent_vars, 3u);
+  EXPECT_EQ(w.b_absent_one_scalars, 1u);
+  EXPECT_EQ(w.b_absent_other_scalars, 2u);
+  EXPECT_EQ(ZkeyFile::open(fixtures / "tiny.zkey").b_absent(), ZkeyFile::open(fixtures / "tiny.zkey").proving_key().b_absent);
 }
 
 // A file in the temporary folder, removed at the end of the test.
