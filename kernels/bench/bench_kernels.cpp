@@ -2,7 +2,8 @@
 // (median of --repeats runs after --warmup runs, inputs device-resident; an MSM's time runs until
 // its result is on the host, as a caller sees it), prints the NTT's fraction of the device-memory
 // floor (one read and one write of the data at the measured device-to-device copy bandwidth),
-// times its inverse, coset and quotient-chain paths beside it, optionally times MSMs over
+// times its inverse, coset and quotient-chain paths beside it and each MSM size's batch addition
+// (the sum of as many bases at random positions), optionally times MSMs over
 // fixed-base tables (--fixed-base: the table built once, its build timed apart), sweeps MSM
 // window widths (--sweep-windows) to choose GpuMsmPolicy, and times the field products alone
 // (--products: chains of products and of squares in a full grid) and the point additions alone
@@ -240,11 +241,20 @@ std::vector<double> time_msms(const Options& o, int lg_min, int lg_max, const ec
   msm::CudaMsm<Curve> gpu;
   std::printf("%s MSM: device workspace at 2^%d: %.2f GiB (bases %.2f GiB)\n", group, lg_max,
               msm::CudaMsm<Curve>::workspace_bytes(n_max) / double(1 << 30), d_bases.bytes() / double(1 << 30));
+  // The batch addition's bases at random positions, as the prover's ones select them.
+  std::vector<uint32_t> positions(n_max);
+  Rng rng(13);
+  for (auto& p : positions) p = uint32_t(rng.below(n_max));
+  cuda::DeviceBuffer<uint32_t> d_positions(n_max);
+  d_positions.upload(positions, stream);
   for (int lg = lg_min; lg <= lg_max; ++lg) {
     const size_t n = size_t{1} << lg;
     ms[lg] = median_ms_row(o, stream, csv, std::string("msm_") + group, lg, msm::GpuMsmPolicy::window_bits(n),
                            [&] { gpu.msm(d_bases.get(), nullptr, d_scalars.get(), n, stream); });
     std::printf("  %s MSM 2^%d: %.3f ms (window %d)\n", group, lg, ms[lg], msm::GpuMsmPolicy::window_bits(n));
+    const double sum_ms = median_ms_row(o, stream, csv, std::string("batch_add_") + group, lg, 0,
+                                        [&] { gpu.sum(d_bases.get(), d_positions.get(), n, stream); });
+    std::printf("  %s batch addition 2^%d: %.3f ms (%.3f additions/ns)\n", group, lg, sum_ms, n / (sum_ms * 1e6));
     std::fflush(stdout);
   }
   for (int lg : o.sweep_sizes) {

@@ -26,7 +26,8 @@
 // Steps 1 and 2 depend on the scalars only: CudaMsmDigits computes them once, and
 // CudaMsm<Curve>::msm(bases, index, digits) runs steps 3-5 on them, so MSMs over the same scalars
 // (the prover's A, B_G1 and B_G2, in G1 and G2) share one decomposition and sort.
-// CudaMsm<Curve>::sum() is the batch addition sum_i bases[index[i]]: a grid-wide tree reduction.
+// CudaMsm<Curve>::sum() is the batch addition sum_i bases[index[i]]: XYZZ chains filling the GPU,
+// then a tree of their sums.
 // workspace_bytes() says how much device memory a call of size n takes before it runs; the
 // workspace is kept between calls (grow-only). One CudaMsm (and one CudaMsmDigits) per stream;
 // not thread-safe.

@@ -270,10 +270,32 @@ int device_multiprocessors() {
   return sms;
 }
 
-// Blocks of the batch addition's first level: enough to fill the GPU, each with >= 8 points a thread.
+// Blocks of a tree reduction's first level: enough to fill the GPU, each with >= 8 points a thread.
 size_t sum_blocks(size_t n) {
   static const size_t target = 4 * size_t(device_multiprocessors());
   return std::max<size_t>(1, std::min(target, blocks_for(n, 8 * kSumThreads)));
+}
+
+// The batch addition's chains: as many as the accumulating kernel's launch shape keeps resident on
+// the GPU at once, each of at least kLeastChainPoints bases.
+constexpr size_t kLeastChainPoints = 32;
+template <class Curve>
+size_t sum_chains(size_t n) {
+  static const size_t resident = size_t(device_multiprocessors()) * kAccumulateShape<Curve>.threads *
+                                 kAccumulateShape<Curve>.blocks_per_sm;
+  return std::max<size_t>(1, std::min(resident, n / kLeastChainPoints));
+}
+
+// The batch addition's first step: chain t sums bases t, t + chains, t + 2 chains, ... (a warp's
+// index loads side by side) as the accumulation does, XYZZ plus affine, under its register cap.
+template <class Curve>
+__global__ void __launch_bounds__(kAccumulateShape<Curve>.threads, kAccumulateShape<Curve>.blocks_per_sm)
+    sum_chains_kernel(SelectedBases<Curve> bases, size_t n, size_t chains, ec::jacobian_t<Curve>* chain_sums) {
+  const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (t >= chains) return;
+  ec::xyzz_t<Curve> acc = ec::xyzz_t<Curve>::infinity();
+  for (size_t i = t; i < n; i += chains) acc += bases(i);
+  chain_sums[t] = acc.to_jacobian();
 }
 
 int resolve_window_bits(size_t n, int window_bits, DigitLayout layout = DigitLayout::per_window()) {
@@ -362,7 +384,8 @@ size_t CudaMsm<Curve>::workspace_bytes(size_t n, int window_bits, DigitLayout la
 
 template <class Curve>
 size_t CudaMsm<Curve>::sum_workspace_bytes(size_t n) {
-  return (sum_blocks(n) + 1) * sizeof(Point);
+  const size_t chains = sum_chains<Curve>(n);
+  return (chains + sum_blocks(chains) + 1) * sizeof(Point);
 }
 
 template <class Curve>
@@ -467,14 +490,20 @@ template <class Curve>
 typename CudaMsm<Curve>::Point CudaMsm<Curve>::sum(const Affine* d_bases, const uint32_t* d_base_index, size_t n,
                                                    cudaStream_t stream) {
   if (n == 0) return Point::infinity();
-  const size_t blocks = sum_blocks(n);
+  // Chains of the bases, then a tree of the chains' sums: blocks, then one block.
+  const size_t chains = sum_chains<Curve>(n), blocks = sum_blocks(chains);
   workspace_.reserve(sum_workspace_bytes(n));
-  Point* partial = reinterpret_cast<Point*>(workspace_.get());
-  Point* total = partial + blocks;
-  sum_segments_kernel<Curve><<<blocks, kSumThreads, 0, stream>>>(SelectedBases<Curve>{d_bases, d_base_index}, n,
-                                                                 (n + blocks - 1) / blocks, partial);
+  Point* chain_sums = reinterpret_cast<Point*>(workspace_.get());
+  Point* block_sums = chain_sums + chains;
+  Point* total = block_sums + blocks;
+  constexpr unsigned threads = kAccumulateShape<Curve>.threads;
+  sum_chains_kernel<Curve><<<unsigned(blocks_for(chains, threads)), threads, 0, stream>>>(
+      SelectedBases<Curve>{d_bases, d_base_index}, n, chains, chain_sums);
   CUDA_LAUNCH_OK();
-  sum_segments_kernel<Curve><<<1, kSumThreads, 0, stream>>>(PointArray<Curve>{partial}, blocks, blocks, total);
+  sum_segments_kernel<Curve><<<blocks, kSumThreads, 0, stream>>>(PointArray<Curve>{chain_sums}, chains,
+                                                                 (chains + blocks - 1) / blocks, block_sums);
+  CUDA_LAUNCH_OK();
+  sum_segments_kernel<Curve><<<1, kSumThreads, 0, stream>>>(PointArray<Curve>{block_sums}, blocks, blocks, total);
   CUDA_LAUNCH_OK();
   Point result;
   CUDA_OK(cudaMemcpyAsync(&result, total, sizeof(Point), cudaMemcpyDeviceToHost, stream));
