@@ -74,8 +74,11 @@ class ProverBackend {
   // them for `fixed_bases` (the device-memory plan's choice), others ignore them.
   virtual void prepare(const ProvingKey&, std::span<const zkpipe::policy::FixedBaseTable> /*fixed_bases*/) {}
   // What proving with `pk` holds in its device's memory, before any of it is allocated (nothing
-  // where the backend computes in host memory).
-  virtual zkpipe::policy::DeviceFootprint device_footprint(const ProvingKey&) const { return {}; }
+  // where the backend computes in host memory); fixed-base tables' savings are estimated for MSMs
+  // of `scalars` (a witness's, or most_msm_scalars).
+  virtual zkpipe::policy::DeviceFootprint device_footprint(const ProvingKey&, const MsmScalarCounts& /*scalars*/) const {
+    return {};
+  }
   // Allocates, before the first proof, what stage_witness() needs for `pk`'s splits staged from
   // `from` (a page-locked host buffer only where `from` is pinned); without it the first
   // stage_witness() does.

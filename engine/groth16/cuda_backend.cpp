@@ -470,40 +470,50 @@ struct CurveRates {
 constexpr CurveRates g1_rates{3.83e-10, 3.4e-10}, g2_rates{1.10e-9, 7.8e-10};
 
 // The fixed-base table of n points of `Curve` in `sets` bucket sets: what it holds beyond the
-// points, and the estimates of its build and of what it saves an MSM of n scalars
+// points, and the estimates of its build and of what it saves an MSM of `scalars` of them
 // (workspace_bytes: filled in by the caller).
 template <class Curve>
-zkpipe::policy::FixedBaseOption fixed_base_option(KeyArray array, size_t n, int sets, const CurveRates& rates) {
+zkpipe::policy::FixedBaseOption fixed_base_option(KeyArray array, size_t n, size_t scalars, int sets,
+                                                  const CurveRates& rates) {
   using Policy = msm::GpuMsmPolicy;
   const int c = Policy::fixed_base_window_bits(n);
   zkpipe::policy::FixedBaseOption option{.table = {array, uint32_t(sets)}};
   option.table_bytes = msm::CudaFixedBases<Curve>::table_bytes(n, c, sets) - n * sizeof(ec::affine_t<Curve>);
   const int last_row_bits = msm::DigitLayout::fixed_base(sets).row_offset(c, Policy::table_rows(c, sets) - 1);
   option.build_s = double(n) * last_row_bits * rates.doubling_s;  // each row doubled from the one before
-  option.saving_s = rates.pair_s * (Policy::cost(n, Policy::window_bits(n), 0) - Policy::cost(n, c, sets));
+  option.saving_s = std::max(0.0, rates.pair_s * (Policy::cost(scalars, Policy::window_bits(scalars), 0) -
+                                                  Policy::cost(scalars, c, sets)));
   return option;
 }
 
 // The fixed-base tables the backend can build, each array's of one set and of two (half the
 // rows), each charged its curve's workspaces for MSMs over tables of its layout: the largest of
-// its arrays' one-shot MSMs, and the witness's digits (for a, b1 and b2).
-std::vector<zkpipe::policy::FixedBaseOption> fixed_base_options(const ProvingKey& pk) {
+// its arrays' one-shot MSMs, and the witness's digits (for a, b1 and b2); each saving estimated
+// for its MSM's `scalars`.
+std::vector<zkpipe::policy::FixedBaseOption> fixed_base_options(const ProvingKey& pk, const MsmScalarCounts& scalars) {
   using G1 = bls12_381::G1Curve;
   using G2 = bls12_381::G2Curve;
-  const std::pair<KeyArray, size_t> g1_arrays[] = {
-      {KeyArray::a, pk.a.size()}, {KeyArray::b1, pk.b1.size()}, {KeyArray::l, pk.l.size()}, {KeyArray::h, pk.h.size()}};
+  struct Array {
+    KeyArray array;
+    size_t n, scalars;
+  };
+  const Array g1_arrays[] = {{KeyArray::a, pk.a.size(), scalars.a},
+                             {KeyArray::b1, pk.b1.size(), scalars.b},
+                             {KeyArray::l, pk.l.size(), scalars.l},
+                             {KeyArray::h, pk.h.size(), scalars.h}};
   std::vector<zkpipe::policy::FixedBaseOption> options;
   for (int sets : {1, 2}) {
     const auto layout = msm::DigitLayout::fixed_base(sets);
     const size_t witness_digits = msm::CudaMsmDigits::workspace_bytes(pk.num_vars, 0, layout);
     size_t g1_workspace = 0;
-    for (const auto& [array, n] : g1_arrays) g1_workspace = std::max(g1_workspace, msm::CudaMsm<G1>::workspace_bytes(n, 0, layout));
+    for (const Array& a : g1_arrays) g1_workspace = std::max(g1_workspace, msm::CudaMsm<G1>::workspace_bytes(a.n, 0, layout));
     const size_t g2_workspace = msm::CudaMsm<G2>::workspace_bytes(pk.b2.size(), 0, layout);
-    for (const auto& [array, n] : g1_arrays) {
-      options.push_back(fixed_base_option<G1>(array, n, sets, g1_rates));
+    for (const Array& a : g1_arrays) {
+      options.push_back(fixed_base_option<G1>(a.array, a.n, std::min(a.scalars, a.n), sets, g1_rates));
       options.back().workspace_bytes = witness_digits + g1_workspace;
     }
-    options.push_back(fixed_base_option<G2>(KeyArray::b2, pk.b2.size(), sets, g2_rates));
+    options.push_back(fixed_base_option<G2>(KeyArray::b2, pk.b2.size(), std::min<size_t>(scalars.b, pk.b2.size()), sets,
+                                            g2_rates));
     options.back().workspace_bytes = witness_digits + g2_workspace;
   }
   return options;
@@ -511,12 +521,12 @@ std::vector<zkpipe::policy::FixedBaseOption> fixed_base_options(const ProvingKey
 
 }  // namespace
 
-zkpipe::policy::DeviceFootprint CudaBackend::device_footprint(const ProvingKey& pk) const {
+zkpipe::policy::DeviceFootprint CudaBackend::device_footprint(const ProvingKey& pk, const MsmScalarCounts& scalars) const {
   const size_t chunk = impl_->g1_bases.chunk_points();
   return {pk.msm_point_bytes(), WorkspaceBytes(pk).total(), 3 * pk.domain_size() * sizeof(Fr) + split_capacity(pk),
           2 * chunk * (sizeof(G1Affine) + sizeof(G2Affine)) + chunk * sizeof(uint32_t) +
               msm::CudaMsmDigits::workspace_bytes(chunk),
-          fixed_base_options(pk)};
+          fixed_base_options(pk, scalars)};
 }
 
 void CudaBackend::prepare(const ProvingKey& pk, std::span<const FixedBaseTable> fixed_bases) {

@@ -70,7 +70,7 @@ class CudaBackend final : public ProverBackend {
   // The key's bases; the NTT, G1 and G2 MSM and witness-digit workspaces; this backend's quotient
   // and witness buffers; and, with the bases streamed, its two chunk buffers per curve, their
   // index list and G2's digits of a chunk.
-  zkpipe::policy::DeviceFootprint device_footprint(const ProvingKey& pk) const override;
+  zkpipe::policy::DeviceFootprint device_footprint(const ProvingKey& pk, const MsmScalarCounts& scalars) const override;
   void reserve_witness_staging(const ProvingKey& pk, WitnessHostMemory from) override;
   void quotient_evaluations(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c,
                             const ntt::Domain& domain) override;

@@ -12,6 +12,12 @@ std::vector<Fr> synthesize(const circuits::Circuit& circuit, uint64_t witness_se
   if (pk.constraints.rows() != pk.num_constraints)
     fail("the proving key carries no constraint matrices (a key from a circom .zkey?); a built-in circuit "
          "needs a key from `zkpipe setup`");
+  auto z = witness_of(circuit, witness_seed, pk);
+  r1cs::evaluate_rows(pk.constraints, z, pk.num_public, a, b, c);
+  return z;
+}
+
+std::vector<Fr> witness_of(const circuits::Circuit& circuit, uint64_t witness_seed, const ProvingKey& pk) {
   r1cs::WitnessGenerator witness(pk.num_vars);
   circuit.synthesize(witness, witness_seed);
   const uint32_t num_public = witness.num_public();
@@ -20,7 +26,6 @@ std::vector<Fr> synthesize(const circuits::Circuit& circuit, uint64_t witness_se
     fail("the proving key was made for another circuit ({} public inputs, {} variables); '{}' at size {} has {} "
          "public inputs and {} variables: run `zkpipe setup` for it",
          pk.num_public, pk.num_vars, circuit.spec().name, circuit.spec().target_constraints, num_public, z.size());
-  r1cs::evaluate_rows(pk.constraints, z, num_public, a, b, c);
   return z;
 }
 

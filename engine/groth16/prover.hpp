@@ -48,6 +48,8 @@ class Blinding {
 std::vector<Fr> synthesize(const circuits::Circuit& circuit, uint64_t witness_seed,
                            const ProvingKey& pk, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c,
                            PhaseLog* log = nullptr);
+// The assignment z alone (synthesize() without the rows).
+std::vector<Fr> witness_of(const circuits::Circuit& circuit, uint64_t witness_seed, const ProvingKey& pk);
 
 // a, b, c as synthesize() left them; z the assignment.
 Proof prove(ProverBackend& backend, const ProvingKey& pk, std::span<const Fr> a, std::span<const Fr> b,

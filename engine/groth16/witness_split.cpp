@@ -149,6 +149,18 @@ WitnessCounts count_witness_at(std::span<const Fr> z, std::span<const uint32_t> 
   return counts;
 }
 
+MsmScalarCounts msm_scalar_counts(std::span<const Fr> z, const ProvingKey& pk) {
+  if (z.size() != pk.num_vars) fail("msm_scalar_counts: a witness of {} entries for a key of {} variables", z.size(), pk.num_vars);
+  const uint64_t all = count_witness(z).significant;
+  const uint64_t b = pk.splits_b_query() ? all - count_witness_at(z, pk.b_absent).significant : all;
+  return {all, b, count_witness(z.subspan(pk.num_public + 1)).significant, pk.domain_size()};
+}
+
+MsmScalarCounts most_msm_scalars(const ProvingKey& pk) {
+  const uint64_t b = pk.num_vars - (pk.splits_b_query() ? pk.b_absent.size() : 0);
+  return {pk.num_vars, b, pk.num_vars - pk.num_public - 1u, pk.domain_size()};
+}
+
 size_t split_capacity(const ProvingKey& pk) {
   const size_t b_entries = pk.splits_b_query() ? pk.num_vars - pk.b_absent.size() : 0;
   return SplitMemory::capacity(pk.num_vars + b_entries + (pk.num_vars - pk.num_public - 1), 3);

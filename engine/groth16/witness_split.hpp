@@ -86,4 +86,14 @@ ProofSplits split_for_proof(std::span<const Fr> z, const ProvingKey& pk, std::sp
 // SplitMemory::capacity for a proof of `pk`.
 size_t split_capacity(const ProvingKey& pk);
 
+// The scalars each of a proof's MSMs multiplies (its split's significant entries): A's of all of
+// z, B1's and B2's of its B split, L's of z's private part, H's the domain's.
+struct MsmScalarCounts {
+  uint64_t a = 0, b = 0, l = 0, h = 0;
+  bool operator==(const MsmScalarCounts&) const = default;
+};
+// Those of the proof of witness z; and the most any witness gives (every entry significant).
+MsmScalarCounts msm_scalar_counts(std::span<const Fr> z, const ProvingKey& pk);
+MsmScalarCounts most_msm_scalars(const ProvingKey& pk);
+
 }  // namespace zk::groth16

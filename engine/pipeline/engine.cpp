@@ -351,12 +351,30 @@ void say_fixed_bases(const policy::DeviceFootprint& footprint, const policy::Dev
         policy::partitions_per_gpu(sizes.partitions, settings.gpus));
 }
 
+// What `backend` holds on a device for the job, its fixed-base tables' savings estimated for the
+// scalars of partition 0's witness where it offers tables and the job can give that witness (the
+// most any witness gives otherwise: a sparse witness gains less from a table than a dense one).
+policy::DeviceFootprint job_footprint(const Job& job, const Settings& settings, const groth16::ProverBackend& backend,
+                                      const RunOptions& options) {
+  const groth16::ProvingKey& pk = *job.pk;
+  policy::DeviceFootprint footprint = backend.device_footprint(pk, groth16::most_msm_scalars(pk));
+  if (footprint.fixed_bases.empty() || settings.fixed_bases == policy::FixedBaseTables::off || !job.first_witness)
+    return footprint;
+  const auto start = Clock::now();
+  const groth16::MsmScalarCounts scalars = groth16::msm_scalar_counts(job.first_witness(), pk);
+  say(options.log,
+      "engine: partition 0's witness ({:.2f} s) has A multiply {} scalars, B1 and B2 {}, L {} of {} variables: the "
+      "fixed-base tables' savings are estimated for those\n",
+      std::chrono::duration<double>(Clock::now() - start).count(), scalars.a, scalars.b, scalars.l, pk.num_vars);
+  return backend.device_footprint(pk, scalars);
+}
+
 // Fits the job into each GPU's memory as `backend` (worker 0's) would hold it (fit_device_memory),
 // says what the plan changed and keeps in the report what the backend holds and the bytes the plan
 // holds per GPU.
 void fit_devices(Settings& settings, const Settings& requested, const JobSizes& sizes, JobReport& report,
-                 const groth16::ProverBackend& backend, const groth16::ProvingKey& pk, const RunOptions& options) {
-  const policy::DeviceFootprint footprint = report.device_footprint = backend.device_footprint(pk);
+                 const groth16::ProverBackend& backend, const Job& job, const RunOptions& options) {
+  const policy::DeviceFootprint footprint = report.device_footprint = job_footprint(job, settings, backend, options);
   if (!footprint.holds_device_memory()) return;
   const uint64_t device_free = settings.backend == "fake" ? settings.fake.device_memory_bytes : cuda_free_device_bytes(settings.gpus);
   const policy::DevicePlan plan = fit_device_memory(settings, requested, sizes, report.machine, footprint, device_free);
@@ -457,7 +475,7 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
 
   if (uses_cuda(settings.backend)) use_cuda_device(0);
   std::unique_ptr<groth16::ProverBackend> first_backend = make_worker_backend(settings, 0, 0, faults.get());
-  fit_devices(settings, requested, sizes, report, *first_backend, *job.pk, options);
+  fit_devices(settings, requested, sizes, report, *first_backend, job, options);
 
   // The key and every worker's buffers, held all job long; the policy admits partitions against the
   // rest of the budget. Both sizes are the policy's fixed_host_bytes.

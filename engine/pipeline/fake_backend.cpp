@@ -22,7 +22,8 @@ using zkpipe::faults::TransferFault;
 FakeBackend::FakeBackend(const FakeDeviceOptions& options, zkpipe::faults::FaultInjector& faults, uint32_t worker)
     : options_(options), faults_(faults), worker_(worker), cpu_(std::make_unique<groth16::CpuBackend>()) {}
 
-zkpipe::policy::DeviceFootprint FakeBackend::device_footprint(const groth16::ProvingKey& pk) const {
+zkpipe::policy::DeviceFootprint FakeBackend::device_footprint(const groth16::ProvingKey& pk,
+                                                              const groth16::MsmScalarCounts&) const {
   return {pk.msm_point_bytes(), 0, (3 * pk.domain_size() + pk.num_vars) * sizeof(groth16::Fr), 0, {}};
 }
 

@@ -59,7 +59,8 @@ class FakeBackend final : public FaultInjectingBackend {
   }
   // What a GPU would hold of the data the fake device moves: the key's bases (once per device),
   // and each worker's a/b/c and witness.
-  zkpipe::policy::DeviceFootprint device_footprint(const groth16::ProvingKey& pk) const override;
+  zkpipe::policy::DeviceFootprint device_footprint(const groth16::ProvingKey& pk,
+                                                  const groth16::MsmScalarCounts& scalars) const override;
   void quotient_evaluations(std::span<groth16::Fr> a, std::span<groth16::Fr> b, std::span<groth16::Fr> c,
                             const ntt::Domain& domain) override;
   groth16::G1 msm(std::span<const groth16::G1Affine> bases, std::span<const uint32_t> indices,

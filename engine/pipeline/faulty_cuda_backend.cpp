@@ -124,8 +124,9 @@ class FaultyCudaBackend final : public FaultInjectingBackend {
   }
   // The CUDA backend's, but every worker's context holds a key and workspaces of its own (and no
   // fixed-base table: none is offered).
-  zkpipe::policy::DeviceFootprint device_footprint(const groth16::ProvingKey& pk) const override {
-    const zkpipe::policy::DeviceFootprint cuda = inner_->device_footprint(pk);
+  zkpipe::policy::DeviceFootprint device_footprint(const groth16::ProvingKey& pk,
+                                                  const groth16::MsmScalarCounts& scalars) const override {
+    const zkpipe::policy::DeviceFootprint cuda = inner_->device_footprint(pk, scalars);
     return {0, 0, cuda.key_bytes + cuda.shared_bytes + cuda.worker_bytes, cuda.streaming_bytes, {}};
   }
   void quotient_evaluations(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c, const ntt::Domain& domain) override {

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "engine/circom/circom_job.hpp"
+#include "engine/circom/wtns_file.hpp"
 #include "engine/groth16/prover.hpp"
 #include "engine/util/error.hpp"
 
@@ -17,6 +18,7 @@ Job builtin_job(const circuits::Circuit& circuit, const groth16::ProvingKey& pk,
                                                        std::span<Fr> c) {
     return groth16::synthesize(circuit, first_witness_seed + partition, pk, a, b, c);
   };
+  job.first_witness = [&circuit, &pk, first_witness_seed] { return groth16::witness_of(circuit, first_witness_seed, pk); };
   return job;
 }
 
@@ -44,6 +46,7 @@ Job circom_job(const std::filesystem::path& zkey, std::vector<std::filesystem::p
                const std::optional<std::filesystem::path>& r1cs, const groth16::ProvingKey& pk) {
   if (wtns.empty()) fail("a circom job needs at least one witness file");
   Job job{"circom " + zkey.filename().string(), &pk, uint32_t(wtns.size()), {}};
+  job.first_witness = [first = wtns.front()] { return circom::read_witness(first); };
   job.synthesize = [zkey, wtns = std::move(wtns), r1cs](uint32_t partition, std::span<Fr> a, std::span<Fr> b,
                                                         std::span<Fr> c) {
     auto file = circom::ZkeyFile::open(zkey);

@@ -24,6 +24,9 @@ struct Job {
   const groth16::ProvingKey* pk = nullptr;
   uint32_t partitions = 1;
   std::function<std::vector<Fr>(uint32_t partition, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c)> synthesize;
+  // Partition 0's assignment z alone (no rows), for estimates made before proving: the fixed-base
+  // tables' savings over the job's witnesses. Empty where a job has none to offer.
+  std::function<std::vector<Fr>()> first_witness = {};
 
   // Bytes of a, b, c together, and of the assignment z.
   uint64_t abc_bytes() const { return 3 * pk->domain_size() * sizeof(Fr); }

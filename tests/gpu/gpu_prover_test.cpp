@@ -183,6 +183,30 @@ TEST_P(GpuProver, FixedBaseTablesGiveTheCpuProof) {
   expect_same_proof(prove(some, other_key, a_, b_, c_, z_, *blinding_), prove_on(tables));
 }
 
+// The fixed-base tables' savings are estimated for the scalars each MSM multiplies: a witness's
+// never save more than the most any witness gives, H's (always the domain's) the same, and a
+// witness with fewer significant entries than variables (poseidon-merkle's) saves less in A.
+TEST_P(GpuProver, FixedBaseSavingsFollowTheWitnessScalars) {
+  SCOPED_TRACE(trace_);
+  using zkpipe::policy::KeyArray;
+  CudaBackend gpu;
+  const MsmScalarCounts scalars = msm_scalar_counts(z_, pk_), most = most_msm_scalars(pk_);
+  const auto witness = gpu.device_footprint(pk_, scalars), dense = gpu.device_footprint(pk_, most);
+  ASSERT_EQ(witness.fixed_bases.size(), dense.fixed_bases.size());
+  for (size_t i = 0; i < dense.fixed_bases.size(); ++i) {
+    const auto &option = witness.fixed_bases[i], &most_option = dense.fixed_bases[i];
+    ASSERT_EQ(option.table, most_option.table);
+    EXPECT_EQ(option.table_bytes, most_option.table_bytes);
+    EXPECT_LE(option.saving_s, most_option.saving_s) << zkpipe::policy::key_array_name(option.table.array);
+    if (option.table.array == KeyArray::h) {
+      EXPECT_EQ(option.saving_s, most_option.saving_s);
+    }
+    if (option.table.array == KeyArray::a && scalars.a * 2 < most.a) {
+      EXPECT_LT(option.saving_s, most_option.saving_s);
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(BuiltinCircuits, GpuProver,
                          ::testing::Values(std::make_pair(std::string("dense"), uint64_t{3000}),
                                            std::make_pair(std::string("poseidon-merkle"), uint64_t{6000})));

@@ -325,6 +325,24 @@ TEST(Groth16, TheBSplitLeavesOutTheVariablesAbsentFromB) {
   }
 }
 
+// The scalars the plan's estimates take for each MSM are the significant entries of the proof's
+// splits, and no more than most_msm_scalars; the witness alone equals the synthesized one.
+TEST(Groth16, MsmScalarCountsAreTheSplitsSignificantEntries) {
+  for (auto [circuit, constraints] : {std::pair{"poseidon-merkle", 3000}, {"dense", 8000}}) {
+    const Synthesized s = synthesized(circuit, constraints, 5);
+    const ProofSplits splits = split_for_proof(s.z, s.pk);
+    const MsmScalarCounts counts = msm_scalar_counts(s.z, s.pk), most = most_msm_scalars(s.pk);
+    EXPECT_EQ(counts, (MsmScalarCounts{splits.all.significant.size(), splits.b.significant.size(),
+                                       splits.priv.significant.size(), s.pk.domain_size()}))
+        << circuit;
+    EXPECT_TRUE(counts.a <= most.a && counts.b <= most.b && counts.l <= most.l && counts.h == most.h) << circuit;
+    const auto c = circuits::make_circuit({circuit, uint64_t(constraints)});
+    EXPECT_EQ(witness_of(*c, 5, s.pk), s.z) << circuit;
+  }
+  const Synthesized s = synthesized("dense", 8000, 5);
+  EXPECT_THROW(msm_scalar_counts(std::span(s.z).first(3), s.pk), Error);
+}
+
 TEST(Groth16, WrongWitnessIsRefusedBeforeProving) {
   // A key for one circuit cannot prove another circuit's witness.
   Fixture f = prove_builtin("dense", 500, 1);
