@@ -98,7 +98,7 @@ void plan_fixed_bases(const DeviceFootprint& f, std::uint64_t budget, FixedBaseT
   if (tables == FixedBaseTables::off || !plan.key_on_device) return;
   std::array<std::vector<const FixedBaseOption*>, key_array_names.size()> by_array;
   for (const FixedBaseOption& option : f.fixed_bases)
-    if (tables == FixedBaseTables::on || partitions_per_gpu * option.saving_s > option.build_s)
+    if (may_build(option, tables, partitions_per_gpu))
       by_array[std::size_t(option.table.array)].push_back(&option);
   const std::uint64_t room = budget - std::min(budget, plan.bytes);
   std::vector<const FixedBaseOption*> taken, best;

@@ -108,6 +108,13 @@ std::uint64_t device_bytes(const DeviceFootprint& footprint, std::uint32_t worke
 DevicePlan plan_device_memory(const DeviceFootprint& footprint, std::uint64_t budget_bytes,
                               std::uint32_t workers_asked, bool key_on_device_asked);
 
+// Whether `tables` lets a job build `option`'s table: `on` any, `automatic` one whose estimated
+// saving over partitions_per_gpu partitions exceeds its build time, `off` none.
+inline bool may_build(const FixedBaseOption& option, FixedBaseTables tables, std::uint32_t partitions_per_gpu) {
+  return tables == FixedBaseTables::on ||
+         (tables == FixedBaseTables::automatic && partitions_per_gpu * option.saving_s > option.build_s);
+}
+
 // Adds to `plan` (made by plan_device_memory) the fixed-base tables `tables` asks for: of the
 // footprint's options (automatic: those whose saving times partitions_per_gpu exceeds their build
 // time), at most one an array, the choice that fits what is left of the budget and saves the most

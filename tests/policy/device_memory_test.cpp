@@ -120,6 +120,15 @@ TEST(FixedBasePlan, AutomaticBuildsOnlyTablesThatPayWithinTheJob) {
   for (const FixedBaseTable& table : unlimited.fixed_bases) EXPECT_EQ(table.sets, 1u);
 }
 
+TEST(FixedBasePlan, MayBuildFollowsTheSettingAndThePayback) {
+  const DeviceFootprint f = footprint_2_24();
+  const FixedBaseOption b2 = *std::ranges::find(f.fixed_bases, FixedBaseTable{KeyArray::b2, 1}, &FixedBaseOption::table);
+  EXPECT_TRUE(may_build(b2, FixedBaseTables::on, 1));
+  EXPECT_FALSE(may_build(b2, FixedBaseTables::off, 1000));
+  EXPECT_FALSE(may_build(b2, FixedBaseTables::automatic, 49));  // pays after 3.4 / 0.068 = 50 partitions
+  EXPECT_TRUE(may_build(b2, FixedBaseTables::automatic, 51));
+}
+
 TEST(FixedBasePlan, TablesOfTwoSetsWhereThoseOfOneDoNotFit) {
   // 60 GiB for tables: every table of two sets (21 + 4 x 7.5 + 5 = 56 GiB) saves 111 ms, more than
   // b2's of one set beside l's and h's of two (101) or any G1 tables of one set.
