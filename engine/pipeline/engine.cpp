@@ -353,8 +353,9 @@ void say_fixed_bases(const policy::DeviceFootprint& footprint, const policy::Dev
 
 // What `backend` holds on a device for the job, its fixed-base tables' savings estimated for the
 // scalars of partition 0's witness where the job can give that witness and a table could be built
-// (offered, and under `auto` paying back within the job for every variable's scalars, the most a
-// witness gives); else for every variable's (a sparse witness gains less from a table).
+// (offered, the key on the device, and under `auto` paying back within the job for every
+// variable's scalars, the most a witness gives); else for every variable's (a sparse witness gains
+// less from a table).
 policy::DeviceFootprint job_footprint(const Job& job, const Settings& settings, const groth16::ProverBackend& backend,
                                       const RunOptions& options) {
   const groth16::ProvingKey& pk = *job.pk;
@@ -363,7 +364,9 @@ policy::DeviceFootprint job_footprint(const Job& job, const Settings& settings, 
   const auto buildable = [&](const policy::FixedBaseOption& option) {
     return policy::may_build(option, settings.fixed_bases, partitions);
   };
-  if (!job.first_witness || std::ranges::none_of(footprint.fixed_bases, buildable)) return footprint;
+  if (!job.first_witness || settings.srs_residency != SrsResidency::device ||
+      std::ranges::none_of(footprint.fixed_bases, buildable))
+    return footprint;
   const auto start = Clock::now();
   const groth16::MsmScalarCounts scalars = groth16::msm_scalar_counts(job.first_witness(), pk);
   say(options.log,
