@@ -470,8 +470,8 @@ struct CurveRates {
 constexpr CurveRates g1_rates{3.83e-10, 3.4e-10}, g2_rates{1.10e-9, 7.8e-10};
 
 // The fixed-base table of n points of `Curve` in `sets` bucket sets: what it holds beyond the
-// points, and the estimates of its build and of what it saves an MSM of `scalars` of them
-// (workspace_bytes: filled in by the caller).
+// points, and the estimates of its build and of what it saves an MSM of `scalars` of them (at
+// most n; workspace_bytes: filled in by the caller).
 template <class Curve>
 zkpipe::policy::FixedBaseOption fixed_base_option(KeyArray array, size_t n, size_t scalars, int sets,
                                                   const CurveRates& rates) {
@@ -481,8 +481,8 @@ zkpipe::policy::FixedBaseOption fixed_base_option(KeyArray array, size_t n, size
   option.table_bytes = msm::CudaFixedBases<Curve>::table_bytes(n, c, sets) - n * sizeof(ec::affine_t<Curve>);
   const int last_row_bits = msm::DigitLayout::fixed_base(sets).row_offset(c, Policy::table_rows(c, sets) - 1);
   option.build_s = double(n) * last_row_bits * rates.doubling_s;  // each row doubled from the one before
-  option.saving_s = std::max(0.0, rates.pair_s * (Policy::cost(scalars, Policy::window_bits(scalars), 0) -
-                                                  Policy::cost(scalars, c, sets)));
+  const size_t m = std::min(scalars, n);
+  option.saving_s = std::max(0.0, rates.pair_s * (Policy::cost(m, Policy::window_bits(m), 0) - Policy::cost(m, c, sets)));
   return option;
 }
 
@@ -509,11 +509,10 @@ std::vector<zkpipe::policy::FixedBaseOption> fixed_base_options(const ProvingKey
     for (const Array& a : g1_arrays) g1_workspace = std::max(g1_workspace, msm::CudaMsm<G1>::workspace_bytes(a.n, 0, layout));
     const size_t g2_workspace = msm::CudaMsm<G2>::workspace_bytes(pk.b2.size(), 0, layout);
     for (const Array& a : g1_arrays) {
-      options.push_back(fixed_base_option<G1>(a.array, a.n, std::min(a.scalars, a.n), sets, g1_rates));
+      options.push_back(fixed_base_option<G1>(a.array, a.n, a.scalars, sets, g1_rates));
       options.back().workspace_bytes = witness_digits + g1_workspace;
     }
-    options.push_back(fixed_base_option<G2>(KeyArray::b2, pk.b2.size(), std::min<size_t>(scalars.b, pk.b2.size()), sets,
-                                            g2_rates));
+    options.push_back(fixed_base_option<G2>(KeyArray::b2, pk.b2.size(), scalars.b, sets, g2_rates));
     options.back().workspace_bytes = witness_digits + g2_workspace;
   }
   return options;

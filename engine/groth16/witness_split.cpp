@@ -153,7 +153,8 @@ MsmScalarCounts msm_scalar_counts(std::span<const Fr> z, const ProvingKey& pk) {
   if (z.size() != pk.num_vars) fail("msm_scalar_counts: a witness of {} entries for a key of {} variables", z.size(), pk.num_vars);
   const uint64_t all = count_witness(z).significant;
   const uint64_t b = pk.splits_b_query() ? all - count_witness_at(z, pk.b_absent).significant : all;
-  return {all, b, count_witness(z.subspan(pk.num_public + 1)).significant, pk.domain_size()};
+  const uint64_t publics = count_witness(z.first(pk.num_public + 1)).significant;  // ONE and the public inputs
+  return {all, b, all - publics, pk.domain_size()};
 }
 
 MsmScalarCounts most_msm_scalars(const ProvingKey& pk) {
