@@ -59,9 +59,10 @@ std::vector<uint32_t> partitions_to_prove(std::span<const ProofOutputs> outputs,
 zk::pipeline::Job job_of_partitions(const zk::pipeline::Job& job, std::vector<uint32_t> partitions) {
   zk::pipeline::Job subset = job;
   subset.partitions = uint32_t(partitions.size());
-  subset.synthesize = [synthesize = job.synthesize, partitions = std::move(partitions)](
-                          uint32_t partition, std::span<zk::pipeline::Fr> a, std::span<zk::pipeline::Fr> b,
-                          std::span<zk::pipeline::Fr> c) { return synthesize(partitions.at(partition), a, b, c); };
+  subset.witness = [witness = job.witness, partitions](uint32_t partition) { return witness(partitions.at(partition)); };
+  subset.rows = [rows = job.rows, partitions = std::move(partitions)](
+                    uint32_t partition, std::span<const zk::pipeline::Fr> z, std::span<zk::pipeline::Fr> a,
+                    std::span<zk::pipeline::Fr> b, std::span<zk::pipeline::Fr> c) { rows(partitions.at(partition), z, a, b, c); };
   return subset;
 }
 

@@ -219,13 +219,12 @@ void run_prove(const ProveOptions& o, bool partitions_given, bool output_paths_g
   pipeline::Job job = load_job(o, pk, circuit);
   const std::vector<circom::ProofOutputs> outputs = output_files(o, named_outputs, job.partitions);
   if (named_outputs && o.engine.stage_alone == pipeline::StageAlone::none) fs::create_directories(o.out_dir.value_or("."));
-  // A single proof reports its witness's scalar split, as before the engine: counted by the one
-  // partition's synthesis, read by the sink after it (the engine orders the two).
+  // A single proof reports its witness's scalar split, as before the engine: counted where the one
+  // partition's witness is made, read by the sink after its proof (the engine orders the two).
   std::optional<groth16::WitnessCounts> counts;
   if (job.partitions == 1)
-    job.synthesize = [synthesize = job.synthesize, &counts](uint32_t partition, std::span<Fr> a, std::span<Fr> b,
-                                                           std::span<Fr> c) {
-      auto z = synthesize(partition, a, b, c);
+    job.witness = [witness = job.witness, &counts](uint32_t partition) {
+      auto z = witness(partition);
       counts = groth16::count_witness(z);
       return z;
     };

@@ -26,19 +26,29 @@ void check_r1cs_header_fits_key(const ZkeyFile& zkey, const R1csFile& r1cs) {
 
 }  // namespace
 
-std::vector<Fr> circom_rows(ZkeyFile& zkey, const std::filesystem::path& wtns,
-                            const std::optional<std::filesystem::path>& r1cs_path, std::span<Fr> a,
-                            std::span<Fr> b, std::span<Fr> c, PhaseLog* log) {
-  auto scope = timed(log, "synth", zkey.header().num_constraints);
+std::vector<Fr> read_key_witness(const ZkeyFile& zkey, const std::filesystem::path& wtns) {
+  auto z = read_witness(wtns);
+  check_witness_fits_key(zkey, z.size(), wtns);
+  return z;
+}
+
+void evaluate_circom_rows(ZkeyFile& zkey, std::span<const Fr> z, const std::optional<std::filesystem::path>& r1cs_path,
+                          std::span<Fr> a, std::span<Fr> b, std::span<Fr> c) {
   std::optional<R1csFile> r1cs;
   if (r1cs_path) {
     r1cs.emplace(R1csFile::open(*r1cs_path));
     check_r1cs_header_fits_key(zkey, *r1cs);
   }
-  auto z = read_witness(wtns);
-  check_witness_fits_key(zkey, z.size(), wtns);
   zkey.evaluate_rows(z, a, b, c);
   if (r1cs) r1cs->check_witness(z, a, b);
+}
+
+std::vector<Fr> circom_rows(ZkeyFile& zkey, const std::filesystem::path& wtns,
+                            const std::optional<std::filesystem::path>& r1cs, std::span<Fr> a,
+                            std::span<Fr> b, std::span<Fr> c, PhaseLog* log) {
+  auto scope = timed(log, "synth", zkey.header().num_constraints);
+  auto z = read_key_witness(zkey, wtns);
+  evaluate_circom_rows(zkey, z, r1cs, a, b, c);
   return z;
 }
 

@@ -25,9 +25,14 @@ struct CircomRows {
   std::vector<Fr> z;        // the witness: ONE, outputs, public inputs, private wires
 };
 
-// Reads the witness, evaluates the rows from the key into a, b, c (domain_size() each: pageable
-// memory or a pinned slab) and, when `r1cs` is given, checks the constraints and that the .r1cs,
-// .zkey and .wtns belong together. Returns the witness z. Timed as "synth" in `log`.
+// The witness in `wtns`, checked against the key (its number of values).
+std::vector<Fr> read_key_witness(const ZkeyFile& zkey, const std::filesystem::path& wtns);
+// Evaluates witness z's rows from the key into a, b, c (domain_size() each: pageable memory or a
+// pinned slab) and, when `r1cs` is given, checks the constraints and that the .r1cs and .zkey
+// belong together.
+void evaluate_circom_rows(ZkeyFile& zkey, std::span<const Fr> z, const std::optional<std::filesystem::path>& r1cs,
+                          std::span<Fr> a, std::span<Fr> b, std::span<Fr> c);
+// Both: reads the witness, evaluates its rows, returns the witness z. Timed as "synth" in `log`.
 std::vector<Fr> circom_rows(ZkeyFile& zkey, const std::filesystem::path& wtns,
                             const std::optional<std::filesystem::path>& r1cs, std::span<Fr> a,
                             std::span<Fr> b, std::span<Fr> c, PhaseLog* log = nullptr);

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -88,10 +89,12 @@ class EngineWork {
     std::vector<Fr> publics;
   };
 
-  EngineWork(const Job& job, const Settings& settings, const ProofSink& sink, const RunOptions& options,
-             MemoryBudget& budget, PinnedPool* pool, std::vector<Worker>& workers, Clock::time_point origin)
-      : job_(job), settings_(settings), sink_(sink), options_(options), budget_(budget), pool_(pool),
-        workers_(workers), origin_(origin), start_(Clock::now()) {}
+  // `first_witness`: partition 0's witness where the engine made it before proving (else empty).
+  EngineWork(const Job& job, std::vector<Fr> first_witness, const Settings& settings, const ProofSink& sink,
+             const RunOptions& options, MemoryBudget& budget, PinnedPool* pool, std::vector<Worker>& workers,
+             Clock::time_point origin)
+      : job_(job), first_witness_(std::move(first_witness)), settings_(settings), sink_(sink), options_(options),
+        budget_(budget), pool_(pool), workers_(workers), origin_(origin), start_(Clock::now()) {}
 
   Step synthesize(uint32_t, const policy::SynthesisGrant& grant, Staged& staged, StepSpans& spans) {
     // Witness generation and row evaluation run in parallel on the cores this synthesis shares
@@ -104,7 +107,8 @@ class EngineWork {
     Step step = Step::ok();
     try {
       staged = partition_memory(grant);
-      staged.z = job_.synthesize(grant.partition, staged.a, staged.b, staged.c);
+      staged.z = witness(grant.partition);
+      job_.rows(grant.partition, staged.z, staged.a, staged.b, staged.c);
     } catch (const std::exception& e) {
       step = Step::failed(e.what());
     }
@@ -225,6 +229,15 @@ class EngineWork {
     }
   }
 
+  // Partition `partition`'s witness: the one made before proving is partition 0's first attempt's.
+  std::vector<Fr> witness(uint32_t partition) {
+    if (partition == 0) {
+      std::lock_guard lock(first_witness_mutex_);
+      if (!first_witness_.empty()) return std::exchange(first_witness_, {});
+    }
+    return job_.witness(partition);
+  }
+
   PartitionMemory partition_memory(const policy::SynthesisGrant& grant) {
     PartitionMemory memory;
     const size_t n = job_.pk->domain_size();
@@ -245,6 +258,8 @@ class EngineWork {
   }
 
   const Job& job_;
+  std::mutex first_witness_mutex_;
+  std::vector<Fr> first_witness_;
   const Settings& settings_;
   const ProofSink& sink_;
   const RunOptions& options_;
@@ -352,23 +367,23 @@ void say_fixed_bases(const policy::DeviceFootprint& footprint, const policy::Dev
 }
 
 // What `backend` holds on a device for the job, its fixed-base tables' savings estimated for the
-// scalars of partition 0's witness where the job can give that witness and a table could be built
-// (offered, the key on the device, and under `auto` paying back within the job for every
-// variable's scalars, the most a witness gives); else for every variable's (a sparse witness gains
-// less from a table).
+// scalars of partition 0's witness where a table could be built (offered, the key on the device,
+// and under `auto` paying back within the job for every variable's scalars, the most a witness
+// gives); else for every variable's (a sparse witness gains less from a table). The witness made
+// is left in `first_witness` for partition 0's synthesis (outside the budget until then).
 policy::DeviceFootprint job_footprint(const Job& job, const Settings& settings, const groth16::ProverBackend& backend,
-                                      const RunOptions& options) {
+                                      const RunOptions& options, std::vector<Fr>& first_witness) {
   const groth16::ProvingKey& pk = *job.pk;
   policy::DeviceFootprint footprint = backend.device_footprint(pk, groth16::most_msm_scalars(pk));
   const uint32_t partitions = policy::partitions_per_gpu(job.partitions, settings.gpus);
   const auto buildable = [&](const policy::FixedBaseOption& option) {
     return policy::may_build(option, settings.fixed_bases, partitions);
   };
-  if (!job.first_witness || settings.srs_residency != SrsResidency::device ||
-      std::ranges::none_of(footprint.fixed_bases, buildable))
+  if (settings.srs_residency != SrsResidency::device || std::ranges::none_of(footprint.fixed_bases, buildable))
     return footprint;
   const auto start = Clock::now();
-  const groth16::MsmScalarCounts scalars = groth16::msm_scalar_counts(job.first_witness(), pk);
+  first_witness = job.witness(0);
+  const groth16::MsmScalarCounts scalars = groth16::msm_scalar_counts(first_witness, pk);
   say(options.log,
       "engine: partition 0's witness ({:.2f} s) has A multiply {} scalars, B1 and B2 {}, L {} of {} variables: the "
       "fixed-base tables' savings are estimated for those\n",
@@ -378,10 +393,12 @@ policy::DeviceFootprint job_footprint(const Job& job, const Settings& settings, 
 
 // Fits the job into each GPU's memory as `backend` (worker 0's) would hold it (fit_device_memory),
 // says what the plan changed and keeps in the report what the backend holds and the bytes the plan
-// holds per GPU.
+// holds per GPU; partition 0's witness, where the estimates made it, in `first_witness`.
 void fit_devices(Settings& settings, const Settings& requested, const JobSizes& sizes, JobReport& report,
-                 const groth16::ProverBackend& backend, const Job& job, const RunOptions& options) {
-  const policy::DeviceFootprint footprint = report.device_footprint = job_footprint(job, settings, backend, options);
+                 const groth16::ProverBackend& backend, const Job& job, const RunOptions& options,
+                 std::vector<Fr>& first_witness) {
+  const policy::DeviceFootprint footprint = report.device_footprint =
+      job_footprint(job, settings, backend, options, first_witness);
   if (!footprint.holds_device_memory()) return;
   const uint64_t device_free = settings.backend == "fake" ? settings.fake.device_memory_bytes : cuda_free_device_bytes(settings.gpus);
   const policy::DevicePlan plan = fit_device_memory(settings, requested, sizes, report.machine, footprint, device_free);
@@ -482,7 +499,8 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
 
   if (uses_cuda(settings.backend)) use_cuda_device(0);
   std::unique_ptr<groth16::ProverBackend> first_backend = make_worker_backend(settings, 0, 0, faults.get());
-  fit_devices(settings, requested, sizes, report, *first_backend, job, options);
+  std::vector<Fr> first_witness;
+  fit_devices(settings, requested, sizes, report, *first_backend, job, options, first_witness);
 
   // The key and every worker's buffers, held all job long; the policy admits partitions against the
   // rest of the budget. Both sizes are the policy's fixed_host_bytes.
@@ -504,7 +522,7 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
 
   const Job replayed = settings.stage_alone == StageAlone::gpu ? replay_first_partition(job) : Job{};
   const Job& proved = settings.stage_alone == StageAlone::gpu ? replayed : job;
-  EngineWork work(proved, settings, sink, options, budget, pool.get(), workers, origin);
+  EngineWork work(proved, std::move(first_witness), settings, sink, options, budget, pool.get(), workers, origin);
   runtime::ThreadRuntime threads(origin);
   EnginePipeline pipeline(threads, work, pipeline_settings(admission, settings, options));
   if (pool && pool->memory() == PinnedPool::Memory::none) pipeline.pinned_allocation_failed();

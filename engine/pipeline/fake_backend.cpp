@@ -24,7 +24,7 @@ FakeBackend::FakeBackend(const FakeDeviceOptions& options, zkpipe::faults::Fault
 
 zkpipe::policy::DeviceFootprint FakeBackend::device_footprint(const groth16::ProvingKey& pk,
                                                               const groth16::MsmScalarCounts&) const {
-  return {pk.msm_point_bytes(), 0, (3 * pk.domain_size() + pk.num_vars) * sizeof(groth16::Fr), 0, {}};
+  return {pk.msm_point_bytes(), 0, (3 * pk.domain_size() + pk.num_vars) * sizeof(groth16::Fr), 0, options_.fixed_bases};
 }
 
 void FakeBackend::begin_attempt(uint32_t partition, uint32_t attempt) { attempt_ = Attempt{partition, attempt}; }

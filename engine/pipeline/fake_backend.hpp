@@ -45,6 +45,9 @@ struct FakeDeviceOptions {
   // The fake device's memory, which the engine's device-memory plan fits the job into (0: as
   // much as the job needs).
   uint64_t device_memory_bytes = 0;
+  // The fixed-base tables the fake device offers the engine's device-memory plan. It builds none:
+  // a table taken holds its bytes in the plan and changes no delay.
+  std::vector<zkpipe::policy::FixedBaseOption> fixed_bases;
 };
 
 class FakeBackend final : public FaultInjectingBackend {

@@ -1,8 +1,10 @@
 // job.hpp — what the engine proves: one proving key and N partitions, independent proofs of one
-// circuit with different witnesses (as a Filecoin proof's partitions). A Job's synthesize() fills
-// one partition's rows a, b, c (pk.domain_size() each) straight into the memory the engine hands
-// it (a pinned slab or pageable memory) and returns the assignment z; it is called from several
-// synthesis threads at once and throws zk::Error for a witness that does not satisfy the circuit.
+// circuit with different witnesses (as a Filecoin proof's partitions). A partition's synthesis is
+// its witness z (Job::witness) and then its rows a, b, c (Job::rows, pk.domain_size() each) written
+// straight into the memory the engine hands it (a pinned slab or pageable memory). Both are called
+// from several synthesis threads at once and throw zk::Error for a witness that cannot be made or
+// read, or that does not satisfy the circuit. The engine asks for partition 0's witness before
+// proving where its estimates need one, and evaluates that partition's rows from it.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -23,10 +25,8 @@ struct Job {
   std::string name;  // the circuit, for messages and the trace's run name
   const groth16::ProvingKey* pk = nullptr;
   uint32_t partitions = 1;
-  std::function<std::vector<Fr>(uint32_t partition, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c)> synthesize;
-  // Partition 0's assignment z alone (no rows), for estimates made before proving: the fixed-base
-  // tables' savings over the job's witnesses. Empty where a job has none to offer.
-  std::function<std::vector<Fr>()> first_witness = {};
+  std::function<std::vector<Fr>(uint32_t partition)> witness;
+  std::function<void(uint32_t partition, std::span<const Fr> z, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c)> rows;
 
   // Bytes of a, b, c together, and of the assignment z.
   uint64_t abc_bytes() const { return 3 * pk->domain_size() * sizeof(Fr); }
@@ -39,8 +39,8 @@ struct Job {
 Job builtin_job(const circuits::Circuit& circuit, const groth16::ProvingKey& pk, uint32_t partitions,
                 uint64_t first_witness_seed);
 
-// `job` with every partition given partition 0's rows and witness, synthesized once on first use
-// and copied after that (StageAlone::gpu). `job` must outlive the result.
+// `job` with every partition given partition 0's witness and rows, each made once on first use and
+// copied after that (StageAlone::gpu). `job` must outlive the result.
 Job replay_first_partition(const Job& job);
 
 // A circom circuit: partition i proves the witness in wtns[i] (read when it is synthesized; the

@@ -7,14 +7,24 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <mutex>
 #include <set>
+#include <span>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <unistd.h>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "engine/groth16/prover.hpp"
+#include "engine/groth16/verifier.hpp"
 #include "engine/pipeline/engine.hpp"
 #include "engine/pipeline/memory_budget.hpp"
 #include "engine/pipeline/pinned_pool.hpp"
@@ -440,6 +450,40 @@ TEST(Engine, TheDeviceMemoryPlanFitsTheJobIntoASmallFakeDevice) {
     EXPECT_NE(std::string(e.what()).find("cannot hold one worker"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find(format_bytes(double(worker))), std::string::npos) << e.what();
   }
+}
+
+// Where a fixed-base table may be built, the engine makes partition 0's witness before proving, to
+// estimate the tables' savings for its scalars, and partition 0 proves that witness: each
+// partition's witness is made once, and each proof verifies for its own witness's public inputs.
+TEST(Engine, PartitionZerosWitnessIsMadeOnceWhereTheTablesAreEstimated) {
+  const testing::SmallKey& key = small_key();
+  constexpr uint32_t partitions = 3;
+  Job job = builtin_job(*key.circuit, key.pk, partitions, 100);
+  std::array<std::atomic<int>, partitions> made{};
+  job.witness = [&made, witness = job.witness](uint32_t partition) {
+    ++made.at(partition);
+    return witness(partition);
+  };
+  Settings settings = fake_settings(46);
+  settings.backend = "fake";
+  settings.fake.device_memory_bytes = uint64_t{1} << 30;
+  const zkpipe::policy::FixedBaseTable table{zkpipe::policy::KeyArray::h, 1};
+  settings.fake.fixed_bases = {{.table = table, .table_bytes = 1024, .build_s = 0.001, .saving_s = 0.01}};
+  settings.fixed_bases = zkpipe::policy::FixedBaseTables::on;
+  std::mutex mutex;
+  std::vector<std::string> wrong;
+  const JobReport report = run_job(job, settings, [&](const ProvedPartition& proved) {
+    const std::vector<Fr> z = groth16::witness_of(*key.circuit, 100 + proved.partition, key.pk);
+    const bool own_publics = std::ranges::equal(proved.public_inputs, std::span(z).subspan(1, key.pk.num_public));
+    const bool verified = bool(groth16::verify(key.pk.verifying_key(), proved.proof, proved.public_inputs));
+    std::lock_guard lock(mutex);
+    if (!own_publics || !verified)
+      wrong.push_back(fmt::format("partition {}: {}", proved.partition, own_publics ? "does not verify" : "another witness's publics"));
+  }, {"test", nullptr});
+  EXPECT_EQ(report.proved, partitions);
+  EXPECT_EQ(report.fixed_bases, std::vector{table});
+  EXPECT_TRUE(wrong.empty()) << fmt::format("{}", fmt::join(wrong, "; "));
+  for (uint32_t p = 0; p < partitions; ++p) EXPECT_EQ(made[p], 1) << "partition " << p;
 }
 
 TEST(Engine, SettingsThatCannotWorkAreRefusedWithTheirName) {

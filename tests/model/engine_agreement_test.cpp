@@ -54,8 +54,7 @@ const MeasuredRun& engine_run() {
     namespace pipeline = zk::pipeline;
     const pipeline::testing::SmallKey& key = pipeline::testing::small_key();
     pipeline::Job job = pipeline::builtin_job(*key.circuit, key.pk, partitions, 100);
-    job.synthesize = [&key](std::uint32_t, std::span<zk::groth16::Fr> a, std::span<zk::groth16::Fr> b,
-                            std::span<zk::groth16::Fr> c) { return zk::groth16::synthesize(*key.circuit, 100, key.pk, a, b, c); };
+    job.witness = [&key](std::uint32_t) { return zk::groth16::witness_of(*key.circuit, 100, key.pk); };
     pipeline::Settings settings;
     settings.backend = "fake";
     settings.synthesis_threads = 1;
