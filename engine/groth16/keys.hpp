@@ -60,6 +60,8 @@ struct ProvingKey {
   uint64_t msm_point_bytes() const;  // the MSMs' bases: a, b1, l, h, b2 (what a device holds)
   void index_b_query();  // fills b_absent from b1 and b2 (absent_from_b)
   bool splits_b_query() const;  // groth16::splits_b_query of this key
+  // The variables whose points B1 and B2 multiply: those in B where the key splits B's query, else all.
+  uint32_t b_query_vars() const { return num_vars - (splits_b_query() ? uint32_t(b_absent.size()) : 0u); }
 };
 
 // first + i for each i where b1[i] and b2[i] are both at infinity (a variable in no row of B),

@@ -158,12 +158,11 @@ MsmScalarCounts msm_scalar_counts(std::span<const Fr> z, const ProvingKey& pk) {
 }
 
 MsmScalarCounts most_msm_scalars(const ProvingKey& pk) {
-  const uint64_t b = pk.num_vars - (pk.splits_b_query() ? pk.b_absent.size() : 0);
-  return {pk.num_vars, b, pk.num_vars - pk.num_public - 1u, pk.domain_size()};
+  return {pk.num_vars, pk.b_query_vars(), pk.num_vars - pk.num_public - 1u, pk.domain_size()};
 }
 
 size_t split_capacity(const ProvingKey& pk) {
-  const size_t b_entries = pk.splits_b_query() ? pk.num_vars - pk.b_absent.size() : 0;
+  const size_t b_entries = pk.splits_b_query() ? pk.b_query_vars() : 0;  // B's own split
   return SplitMemory::capacity(pk.num_vars + b_entries + (pk.num_vars - pk.num_public - 1), 3);
 }
 
