@@ -100,18 +100,21 @@ class EngineWork {
     // Witness generation and row evaluation run in parallel on the cores this synthesis shares
     // with the others running now.
     const CoreShare::Hold cores(synthesis_cores_);
-    // A replayed partition (the GPU stage alone) is a copy, not a synthesis: no items, so
-    // calibration does not fit synthesis cost to it.
-    const uint64_t items = settings_.stage_alone == StageAlone::gpu ? 0 : job_.pk->num_constraints;
     const double start_s = now_s();
     Step step = Step::ok();
+    bool whole = settings_.stage_alone != StageAlone::gpu;
     try {
       staged = partition_memory(grant);
-      staged.z = witness(grant.partition);
+      std::optional<std::vector<Fr>> made = take_first_witness(grant.partition);
+      whole = whole && !made;
+      staged.z = made ? std::move(*made) : job_.witness(grant.partition);
       job_.rows(grant.partition, staged.z, staged.a, staged.b, staged.c);
     } catch (const std::exception& e) {
       step = Step::failed(e.what());
     }
+    // A replayed partition (the GPU stage alone) is a copy, and rows from a witness made before
+    // proving are a part of a synthesis: neither has items, so calibration fits no synthesis cost to them.
+    const uint64_t items = whole ? job_.pk->num_constraints : 0;
     spans.push_back({Phase::synth, Where::synthesis, start_s, now_s(), job_.abc_bytes(), items});
     return step;
   }
@@ -229,13 +232,12 @@ class EngineWork {
     }
   }
 
-  // Partition `partition`'s witness: the one made before proving is partition 0's first attempt's.
-  std::vector<Fr> witness(uint32_t partition) {
-    if (partition == 0) {
-      std::lock_guard lock(first_witness_mutex_);
-      if (!first_witness_.empty()) return std::exchange(first_witness_, {});
-    }
-    return job_.witness(partition);
+  // The witness made before proving, for partition 0's first attempt (none for any other).
+  std::optional<std::vector<Fr>> take_first_witness(uint32_t partition) {
+    if (partition != 0) return std::nullopt;
+    std::lock_guard lock(first_witness_mutex_);
+    if (first_witness_.empty()) return std::nullopt;
+    return std::exchange(first_witness_, {});
   }
 
   PartitionMemory partition_memory(const policy::SynthesisGrant& grant) {

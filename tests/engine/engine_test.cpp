@@ -454,7 +454,8 @@ TEST(Engine, TheDeviceMemoryPlanFitsTheJobIntoASmallFakeDevice) {
 
 // Where a fixed-base table may be built, the engine makes partition 0's witness before proving, to
 // estimate the tables' savings for its scalars, and partition 0 proves that witness: each
-// partition's witness is made once, and each proof verifies for its own witness's public inputs.
+// partition's witness is made once, each proof verifies for its own witness's public inputs, and
+// partition 0's synthesis span, its rows alone, has no items (calibration fits no cost to it).
 TEST(Engine, PartitionZerosWitnessIsMadeOnceWhereTheTablesAreEstimated) {
   const testing::SmallKey& key = small_key();
   constexpr uint32_t partitions = 3;
@@ -484,6 +485,10 @@ TEST(Engine, PartitionZerosWitnessIsMadeOnceWhereTheTablesAreEstimated) {
   EXPECT_EQ(report.fixed_bases, std::vector{table});
   EXPECT_TRUE(wrong.empty()) << fmt::format("{}", fmt::join(wrong, "; "));
   for (uint32_t p = 0; p < partitions; ++p) EXPECT_EQ(made[p], 1) << "partition " << p;
+  for (const trace::Span& span : report.trace) {
+    if (span.phase != Phase::synth) continue;
+    EXPECT_EQ(span.items == 0, span.partition == 0) << "partition " << span.partition;
+  }
 }
 
 TEST(Engine, SettingsThatCannotWorkAreRefusedWithTheirName) {
