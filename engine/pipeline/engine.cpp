@@ -384,7 +384,13 @@ policy::DeviceFootprint job_footprint(const Job& job, const Settings& settings, 
   if (settings.srs_residency != SrsResidency::device || std::ranges::none_of(footprint.fixed_bases, buildable))
     return footprint;
   const auto start = Clock::now();
-  first_witness = job.witness(0);
+  try {
+    first_witness = job.witness(0);
+  } catch (const std::exception& e) {  // the partition fails in its own synthesis, saying why
+    say(options.log, "engine: partition 0's witness for the fixed-base tables' estimates: {}; estimated for every variable\n",
+        e.what());
+    return footprint;
+  }
   const groth16::MsmScalarCounts scalars = groth16::msm_scalar_counts(first_witness, pk);
   say(options.log,
       "engine: partition 0's witness ({:.2f} s) has A multiply {} scalars, B1 and B2 {}, L {} of {} variables: the "

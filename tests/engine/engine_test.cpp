@@ -491,6 +491,28 @@ TEST(Engine, PartitionZerosWitnessIsMadeOnceWhereTheTablesAreEstimated) {
   }
 }
 
+// A partition 0 whose witness cannot be made fails alone, with the witness's error, where the
+// tables' estimates asked for that witness first.
+TEST(Engine, AFirstWitnessThatCannotBeMadeFailsItsPartitionAlone) {
+  const testing::SmallKey& key = small_key();
+  Job job = builtin_job(*key.circuit, key.pk, 3, 100);
+  job.witness = [witness = job.witness](uint32_t partition) {
+    if (partition == 0) fail("partition 0's witness file is unreadable");
+    return witness(partition);
+  };
+  Settings settings = fake_settings(47);
+  settings.backend = "fake";
+  settings.retry_limit = 2;
+  settings.fake.device_memory_bytes = uint64_t{1} << 30;
+  settings.fake.fixed_bases = {{.table = {zkpipe::policy::KeyArray::h, 1}, .table_bytes = 1024, .build_s = 0.001, .saving_s = 0.01}};
+  settings.fixed_bases = zkpipe::policy::FixedBaseTables::on;
+  const JobReport report = run_job(job, settings, [](const ProvedPartition&) {}, {"test", nullptr});
+  EXPECT_EQ(report.proved, 2u);
+  ASSERT_EQ(report.failed.size(), 1u);
+  EXPECT_EQ(report.failed[0].partition, 0u);
+  EXPECT_NE(report.failed[0].last_error.find("unreadable"), std::string::npos) << report.failed[0].last_error;
+}
+
 TEST(Engine, SettingsThatCannotWorkAreRefusedWithTheirName) {
   Settings settings = fake_settings(40);
   settings.host_budget_bytes = 1000;
