@@ -528,8 +528,10 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
   say(options.log, "engine: idle staging copy {:.2f} GB/s from {} memory (backend {})\n", report.idle_h2d_gbps,
       report.idle_h2d_from, settings.backend);
 
-  const Job replayed = settings.stage_alone == StageAlone::gpu ? replay_first_partition(job) : Job{};
-  const Job& proved = settings.stage_alone == StageAlone::gpu ? replayed : job;
+  // The GPU stage alone replays partition 0, from the witness made before proving where there is one.
+  const bool replay = settings.stage_alone == StageAlone::gpu;
+  const Job replayed = replay ? replay_first_partition(job, std::exchange(first_witness, {})) : Job{};
+  const Job& proved = replay ? replayed : job;
   EngineWork work(proved, std::move(first_witness), settings, sink, options, budget, pool.get(), workers, origin);
   runtime::ThreadRuntime threads(origin);
   EnginePipeline pipeline(threads, work, pipeline_settings(admission, settings, options));

@@ -23,15 +23,18 @@ Job builtin_job(const circuits::Circuit& circuit, const groth16::ProvingKey& pk,
   return job;
 }
 
-Job replay_first_partition(const Job& job) {
+Job replay_first_partition(const Job& job, std::vector<Fr> first_witness) {
   struct FirstPartition {
     std::once_flag witnessed, evaluated;
     std::vector<Fr> z, a, b, c;
   };
   auto first = std::make_shared<FirstPartition>();
+  first->z = std::move(first_witness);
   Job replay = job;
   replay.witness = [&job, first](uint32_t) {
-    std::call_once(first->witnessed, [&] { first->z = job.witness(0); });
+    std::call_once(first->witnessed, [&] {
+      if (first->z.empty()) first->z = job.witness(0);
+    });
     return first->z;
   };
   replay.rows = [&job, first](uint32_t, std::span<const Fr> z, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c) {

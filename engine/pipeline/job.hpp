@@ -39,9 +39,10 @@ struct Job {
 Job builtin_job(const circuits::Circuit& circuit, const groth16::ProvingKey& pk, uint32_t partitions,
                 uint64_t first_witness_seed);
 
-// `job` with every partition given partition 0's witness and rows, each made once on first use and
-// copied after that (StageAlone::gpu). `job` must outlive the result.
-Job replay_first_partition(const Job& job);
+// `job` with every partition given partition 0's witness and rows, each made once on first use (the
+// witness: `first_witness` where given) and copied after that (StageAlone::gpu). `job` must outlive
+// the result.
+Job replay_first_partition(const Job& job, std::vector<Fr> first_witness = {});
 
 // A circom circuit: partition i proves the witness in wtns[i] (read when it is synthesized; the
 // same file may appear more than once), rows evaluated from the .zkey; with `r1cs`, every

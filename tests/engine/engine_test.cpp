@@ -455,7 +455,8 @@ TEST(Engine, TheDeviceMemoryPlanFitsTheJobIntoASmallFakeDevice) {
 // Where a fixed-base table may be built, the engine makes partition 0's witness before proving, to
 // estimate the tables' savings for its scalars, and partition 0 proves that witness: each
 // partition's witness is made once, each proof verifies for its own witness's public inputs, and
-// partition 0's synthesis span, its rows alone, has no items (calibration fits no cost to it).
+// partition 0's synthesis span, its rows alone, has no items (calibration fits no cost to it). The
+// GPU stage alone makes that witness alone.
 TEST(Engine, PartitionZerosWitnessIsMadeOnceWhereTheTablesAreEstimated) {
   const testing::SmallKey& key = small_key();
   constexpr uint32_t partitions = 3;
@@ -489,6 +490,13 @@ TEST(Engine, PartitionZerosWitnessIsMadeOnceWhereTheTablesAreEstimated) {
     if (span.phase != Phase::synth) continue;
     EXPECT_EQ(span.items == 0, span.partition == 0) << "partition " << span.partition;
   }
+
+  // The GPU stage alone replays that one witness for every partition.
+  for (auto& count : made) count = 0;
+  settings.stage_alone = StageAlone::gpu;
+  EXPECT_EQ(run_job(job, settings, [](const ProvedPartition&) {}, {"test", nullptr}).proved, partitions);
+  EXPECT_EQ(made[0], 1);
+  EXPECT_EQ(made[1] + made[2], 0);
 }
 
 // A partition 0 whose witness cannot be made fails alone, with the witness's error, where the
