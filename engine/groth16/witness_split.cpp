@@ -21,6 +21,12 @@ std::byte* SplitMemory::take_bytes(size_t bytes) {
 
 namespace {
 
+// What an MSM does with a witness value: skips it (0), adds its base (1) or multiplies it.
+enum class ScalarUse { skipped, added, multiplied };
+ScalarUse use_of(const Fr& value, const Fr& one) {
+  return value == one ? ScalarUse::added : value.is_zero() ? ScalarUse::skipped : ScalarUse::multiplied;
+}
+
 // z[first, z.size()) in blocks, one per core at most and none smaller than 4096 entries, with the
 // ones and significant entries before each block, counted on every core ([blocks]: in all).
 struct BlockCounts {
@@ -40,8 +46,9 @@ BlockCounts count_blocks(std::span<const Fr> z, size_t first) {
   parallel_for(blocks, [&](size_t begin, size_t end) {
     for (size_t block = begin; block < end; ++block)
       for (size_t i = counts.begin(block); i < counts.begin(block + 1); ++i) {
-        if (z[i] == one) ++counts.ones_before[block + 1];
-        else if (!z[i].is_zero()) ++counts.significant_before[block + 1];
+        const ScalarUse use = use_of(z[i], one);
+        counts.ones_before[block + 1] += use == ScalarUse::added;
+        counts.significant_before[block + 1] += use == ScalarUse::multiplied;
       }
   });
   std::partial_sum(counts.ones_before.begin(), counts.ones_before.end(), counts.ones_before.begin());
@@ -65,12 +72,14 @@ WitnessSplit split_witness(std::span<const Fr> z, size_t first, SplitMemory& mem
     for (size_t block = begin; block < end; ++block) {
       size_t next_one = counts.ones_before[block], next_significant = counts.significant_before[block];
       for (size_t i = counts.begin(block); i < counts.begin(block + 1); ++i) {
-        auto index = static_cast<uint32_t>(i - first);
-        if (z[i] == one) {
-          split.ones[next_one++] = index;
-        } else if (!z[i].is_zero()) {
-          split.significant[next_significant] = index;
-          split.significant_scalars[next_significant++] = z[i];
+        const auto index = static_cast<uint32_t>(i - first);
+        switch (use_of(z[i], one)) {
+          case ScalarUse::added: split.ones[next_one++] = index; break;
+          case ScalarUse::multiplied:
+            split.significant[next_significant] = index;
+            split.significant_scalars[next_significant++] = z[i];
+            break;
+          case ScalarUse::skipped: break;
         }
       }
     }
@@ -144,7 +153,11 @@ WitnessCounts count_witness_at(std::span<const Fr> z, std::span<const uint32_t> 
   WitnessCounts counts;
   for (uint32_t i : indices) {
     if (i >= z.size()) fail("count_witness_at: index {} of a witness of {} entries", i, z.size());
-    ++(z[i] == one ? counts.ones : z[i].is_zero() ? counts.zeros : counts.significant);
+    switch (use_of(z[i], one)) {
+      case ScalarUse::added: ++counts.ones; break;
+      case ScalarUse::multiplied: ++counts.significant; break;
+      case ScalarUse::skipped: ++counts.zeros; break;
+    }
   }
   return counts;
 }
