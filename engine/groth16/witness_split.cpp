@@ -43,13 +43,19 @@ BlockCounts count_blocks(std::span<const Fr> z, size_t first) {
   const size_t n = z.size() - std::min(first, z.size());
   const size_t blocks = parallel_blocks(n, 4096);
   BlockCounts counts{first, n, blocks, std::vector<size_t>(blocks + 1, 0), std::vector<size_t>(blocks + 1, 0)};
+  // Each block counts in registers and writes its counts once: neighbouring blocks' counts share
+  // cache lines, which the cores would otherwise pass between them on every entry.
   parallel_for(blocks, [&](size_t begin, size_t end) {
-    for (size_t block = begin; block < end; ++block)
+    for (size_t block = begin; block < end; ++block) {
+      size_t ones = 0, significant = 0;
       for (size_t i = counts.begin(block); i < counts.begin(block + 1); ++i) {
         const ScalarUse use = use_of(z[i], one);
-        counts.ones_before[block + 1] += use == ScalarUse::added;
-        counts.significant_before[block + 1] += use == ScalarUse::multiplied;
+        ones += use == ScalarUse::added;
+        significant += use == ScalarUse::multiplied;
       }
+      counts.ones_before[block + 1] = ones;
+      counts.significant_before[block + 1] = significant;
+    }
   });
   std::partial_sum(counts.ones_before.begin(), counts.ones_before.end(), counts.ones_before.begin());
   std::partial_sum(counts.significant_before.begin(), counts.significant_before.end(), counts.significant_before.begin());
@@ -114,7 +120,11 @@ KeptPositions kept_positions(std::span<const uint32_t> indices, std::span<const 
   const size_t blocks = parallel_blocks(indices.size(), 4096);
   KeptPositions kept{indices, skip, blocks, std::vector<size_t>(blocks + 1, 0)};
   parallel_for(blocks, [&](size_t begin, size_t end) {
-    for (size_t block = begin; block < end; ++block) kept.for_each(block, [&](size_t) { ++kept.kept_before[block + 1]; });
+    for (size_t block = begin; block < end; ++block) {
+      size_t count = 0;  // in a register, as count_blocks's
+      kept.for_each(block, [&](size_t) { ++count; });
+      kept.kept_before[block + 1] = count;
+    }
   });
   std::partial_sum(kept.kept_before.begin(), kept.kept_before.end(), kept.kept_before.begin());
   return kept;
