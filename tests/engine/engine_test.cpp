@@ -452,6 +452,18 @@ TEST(Engine, TheDeviceMemoryPlanFitsTheJobIntoASmallFakeDevice) {
   }
 }
 
+const zkpipe::policy::FixedBaseTable fake_h_table{zkpipe::policy::KeyArray::h, 1};
+
+// fake_settings(seed) on the fake device offering h's table to the device-memory plan, tables on.
+Settings fake_settings_with_a_table(uint64_t seed) {
+  Settings settings = fake_settings(seed);
+  settings.backend = "fake";
+  settings.fake.device_memory_bytes = uint64_t{1} << 30;
+  settings.fake.fixed_bases = {{.table = fake_h_table, .table_bytes = 1024, .build_s = 0.001, .saving_s = 0.01}};
+  settings.fixed_bases = zkpipe::policy::FixedBaseTables::on;
+  return settings;
+}
+
 // Where a fixed-base table may be built, the engine makes partition 0's witness before proving, to
 // estimate the tables' savings for its scalars, and partition 0 proves that witness: each
 // partition's witness is made once, each proof verifies for its own witness's public inputs, and
@@ -466,12 +478,7 @@ TEST(Engine, PartitionZerosWitnessIsMadeOnceWhereTheTablesAreEstimated) {
     ++made.at(partition);
     return witness(partition);
   };
-  Settings settings = fake_settings(46);
-  settings.backend = "fake";
-  settings.fake.device_memory_bytes = uint64_t{1} << 30;
-  const zkpipe::policy::FixedBaseTable table{zkpipe::policy::KeyArray::h, 1};
-  settings.fake.fixed_bases = {{.table = table, .table_bytes = 1024, .build_s = 0.001, .saving_s = 0.01}};
-  settings.fixed_bases = zkpipe::policy::FixedBaseTables::on;
+  Settings settings = fake_settings_with_a_table(46);
   std::mutex mutex;
   std::vector<std::string> wrong;
   const JobReport report = run_job(job, settings, [&](const ProvedPartition& proved) {
@@ -483,7 +490,7 @@ TEST(Engine, PartitionZerosWitnessIsMadeOnceWhereTheTablesAreEstimated) {
       wrong.push_back(fmt::format("partition {}: {}", proved.partition, own_publics ? "does not verify" : "another witness's publics"));
   }, {"test", nullptr});
   EXPECT_EQ(report.proved, partitions);
-  EXPECT_EQ(report.fixed_bases, std::vector{table});
+  EXPECT_EQ(report.fixed_bases, std::vector{fake_h_table});
   EXPECT_TRUE(wrong.empty()) << fmt::format("{}", fmt::join(wrong, "; "));
   for (uint32_t p = 0; p < partitions; ++p) EXPECT_EQ(made[p], 1) << "partition " << p;
   for (const trace::Span& span : report.trace) {
@@ -508,12 +515,8 @@ TEST(Engine, AFirstWitnessThatCannotBeMadeFailsItsPartitionAlone) {
     if (partition == 0) fail("partition 0's witness file is unreadable");
     return witness(partition);
   };
-  Settings settings = fake_settings(47);
-  settings.backend = "fake";
+  Settings settings = fake_settings_with_a_table(47);
   settings.retry_limit = 2;
-  settings.fake.device_memory_bytes = uint64_t{1} << 30;
-  settings.fake.fixed_bases = {{.table = {zkpipe::policy::KeyArray::h, 1}, .table_bytes = 1024, .build_s = 0.001, .saving_s = 0.01}};
-  settings.fixed_bases = zkpipe::policy::FixedBaseTables::on;
   const JobReport report = run_job(job, settings, [](const ProvedPartition&) {}, {"test", nullptr});
   EXPECT_EQ(report.proved, 2u);
   ASSERT_EQ(report.failed.size(), 1u);
