@@ -368,46 +368,52 @@ void say_fixed_bases(const policy::DeviceFootprint& footprint, const policy::Dev
         policy::partitions_per_gpu(sizes.partitions, settings.gpus));
 }
 
+// What a backend holds on a device for the job, and the witness its estimates were made for.
+struct EstimatedFootprint {
+  policy::DeviceFootprint footprint;
+  std::vector<Fr> first_witness;  // partition 0's, kept for its synthesis (outside the budget until then); else empty
+};
+
 // What `backend` holds on a device for the job, its fixed-base tables' savings estimated for the
 // scalars of partition 0's witness where a table could be built (offered, the key on the device,
 // and under `auto` paying back within the job for every variable's scalars, the most a witness
-// gives); else for every variable's (a sparse witness gains less from a table). The witness made
-// is left in `first_witness` for partition 0's synthesis (outside the budget until then).
-policy::DeviceFootprint job_footprint(const Job& job, const Settings& settings, const groth16::ProverBackend& backend,
-                                      const RunOptions& options, std::vector<Fr>& first_witness) {
+// gives); else for every variable's (a sparse witness gains less from a table).
+EstimatedFootprint job_footprint(const Job& job, const Settings& settings, const groth16::ProverBackend& backend,
+                                 const RunOptions& options) {
   const groth16::ProvingKey& pk = *job.pk;
-  policy::DeviceFootprint footprint = backend.device_footprint(pk, groth16::most_msm_scalars(pk));
+  EstimatedFootprint estimate{backend.device_footprint(pk, groth16::most_msm_scalars(pk)), {}};
+  const policy::DeviceFootprint& footprint = estimate.footprint;
   const uint32_t partitions = policy::partitions_per_gpu(job.partitions, settings.gpus);
   const auto buildable = [&](const policy::FixedBaseOption& option) {
     return policy::may_build(option, settings.fixed_bases, partitions);
   };
   if (settings.srs_residency != SrsResidency::device || std::ranges::none_of(footprint.fixed_bases, buildable))
-    return footprint;
+    return estimate;
   const auto start = Clock::now();
   try {
-    first_witness = job.witness(0);
+    estimate.first_witness = job.witness(0);
   } catch (const std::exception& e) {  // the partition fails in its own synthesis, saying why
     say(options.log, "engine: partition 0's witness for the fixed-base tables' estimates: {}; estimated for every variable\n",
         e.what());
-    return footprint;
+    return estimate;
   }
-  const groth16::MsmScalarCounts scalars = groth16::msm_scalar_counts(first_witness, pk);
+  const groth16::MsmScalarCounts scalars = groth16::msm_scalar_counts(estimate.first_witness, pk);
   say(options.log,
       "engine: partition 0's witness ({:.2f} s) has A multiply {} scalars, B1 and B2 {}, L {} of {} variables: the "
       "fixed-base tables' savings are estimated for those\n",
       std::chrono::duration<double>(Clock::now() - start).count(), scalars.a, scalars.b, scalars.l, pk.num_vars);
-  return backend.device_footprint(pk, scalars);
+  estimate.footprint = backend.device_footprint(pk, scalars);
+  return estimate;
 }
 
 // Fits the job into each GPU's memory as `backend` (worker 0's) would hold it (fit_device_memory),
 // says what the plan changed and keeps in the report what the backend holds and the bytes the plan
-// holds per GPU; partition 0's witness, where the estimates made it, in `first_witness`.
-void fit_devices(Settings& settings, const Settings& requested, const JobSizes& sizes, JobReport& report,
-                 const groth16::ProverBackend& backend, const Job& job, const RunOptions& options,
-                 std::vector<Fr>& first_witness) {
-  const policy::DeviceFootprint footprint = report.device_footprint =
-      job_footprint(job, settings, backend, options, first_witness);
-  if (!footprint.holds_device_memory()) return;
+// holds per GPU. Returns partition 0's witness where the estimates made it (else empty).
+std::vector<Fr> fit_devices(Settings& settings, const Settings& requested, const JobSizes& sizes, JobReport& report,
+                            const groth16::ProverBackend& backend, const Job& job, const RunOptions& options) {
+  EstimatedFootprint estimate = job_footprint(job, settings, backend, options);
+  const policy::DeviceFootprint& footprint = report.device_footprint = estimate.footprint;
+  if (!footprint.holds_device_memory()) return std::move(estimate.first_witness);
   const uint64_t device_free = settings.backend == "fake" ? settings.fake.device_memory_bytes : cuda_free_device_bytes(settings.gpus);
   const policy::DevicePlan plan = fit_device_memory(settings, requested, sizes, report.machine, footprint, device_free);
   say(options.log, "engine: device memory per GPU: {} of a budget of {} (key {} {}, shared {}, {} worker(s) x {})\n",
@@ -419,6 +425,7 @@ void fit_devices(Settings& settings, const Settings& requested, const JobSizes& 
   say_fixed_bases(footprint, plan, settings, sizes, options);
   report.device_bytes_planned = plan.bytes;
   report.fixed_bases = plan.fixed_bases;
+  return std::move(estimate.first_witness);
 }
 
 // Every GPU's workers, each with its backend (worker 0's is `first`) prepared for the key where
@@ -507,8 +514,7 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
 
   if (uses_cuda(settings.backend)) use_cuda_device(0);
   std::unique_ptr<groth16::ProverBackend> first_backend = make_worker_backend(settings, 0, 0, faults.get());
-  std::vector<Fr> first_witness;
-  fit_devices(settings, requested, sizes, report, *first_backend, job, options, first_witness);
+  std::vector<Fr> first_witness = fit_devices(settings, requested, sizes, report, *first_backend, job, options);
 
   // The key and every worker's buffers, held all job long; the policy admits partitions against the
   // rest of the budget. Both sizes are the policy's fixed_host_bytes.
