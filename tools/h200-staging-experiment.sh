@@ -11,7 +11,9 @@
 #   gpu        the GPU stage's capacity alone (copy + kernels, no synthesis load; pinned slabs)
 # then, for the sweep circuit, synthesis threads {4,8,12,16} x pool slabs {1,2,4,8} (pinned),
 # each point measured --sweep-repeats times (runs sweep-t<T>-s<S>-r<k>, k = 1.. when more than one:
-# `zkpipe validate` compares the model with the median of a point's runs).
+# `zkpipe validate` compares the model with the median of a point's runs). The sweep's runs are
+# one `zkpipe prove --runs` on one loaded key (OUT/<circuit>/sweep-runs-r<K>.csv lists them in
+# order), so that a run costs its job, not the key's loading.
 #
 # Every run keeps its trace in OUT/<circuit>/<run>/ (trace.csv, the trace.json sidecar with
 # settings, machine facts and the trace's summary, which the tables are read from,
@@ -146,6 +148,25 @@ run() {  # circuit constraints run-name staging threads slabs [extra zkpipe opti
       --proof "$dir/proof.json" --public "$dir/public.json" "$@" >"$dir/stdout.log" 2>&1; then
     tail -5 "$dir/stdout.log"; echo "h200-staging-experiment: run $circuit/$name failed (log: $dir/stdout.log)" >&2; exit 1
   fi
+  record
+}
+
+list_runs() {  # circuit constraints list: the list's pinned runs (tools/run_list.hpp) on one loaded key
+  local circuit=$1 run_constraints=$2 list=$3 key
+  key=$(key_for "$circuit" "$run_constraints")
+  echo "== $circuit: $(($(wc -l <"$list") - 1)) runs of $list, pinned, on one loaded key"
+  if ! "$zkpipe" prove --key "$key" --backend "$backend" --partitions "$partitions" --staging pinned "${pool_layout[@]}" \
+      --workers "$workers" "${budget[@]}" --trace-dir "$out/$circuit" --runs "$list"; then
+    echo "h200-staging-experiment: the runs of $list failed (each run's log: $out/$circuit/<run>/stdout.log)" >&2; exit 1
+  fi
+  local name run_threads slabs
+  while IFS=, read -r name run_threads slabs; do
+    local dir=$out/$circuit/$name staging=pinned
+    record
+  done < <(tail -n +2 "$list")
+}
+
+record() {  # the run in $dir ($circuit $name $staging $run_threads $slabs $run_constraints): its row in runs.tsv
   local proved rate steady h2d idle idle_from util wait_pool memory
   IFS=$'\t' read -r proved rate steady h2d idle idle_from util wait_pool memory < <(figures "$dir")
   awk -F'\t' -v c="$circuit" -v n="$name" '!($1 == c && $2 == n)' "$rows" >"$rows.tmp" && mv "$rows.tmp" "$rows"
@@ -171,15 +192,19 @@ for circuit in $circuits; do
 done
 if [ "$sweep_circuit" != none ]; then
   last_repeat=$((sweep_first_repeat + sweep_repeats - 1))  # runs are numbered -r<k> once there is more than one
+  list=$out/$sweep_circuit/sweep-runs-r$sweep_first_repeat.csv
+  mkdir -p "$out/$sweep_circuit"
+  echo run,synthesis_threads,pool_slabs >"$list"
   for r in $(seq "$sweep_first_repeat" "$last_repeat"); do  # repeats interleaved: a drift of the machine spreads over every point
     for t in $sweep_threads; do
       for s in $sweep_slabs; do
         name=sweep-t$t-s$s
         [ "$last_repeat" -gt 1 ] && name=$name-r$r
-        run "$sweep_circuit" "${sweep_constraints:-$constraints}" "$name" pinned "$t" "$s"
+        echo "$name,$t,$s" >>"$list"
       done
     done
   done
+  list_runs "$sweep_circuit" "${sweep_constraints:-$constraints}" "$list"
 fi
 
 # The table, and the issue's expectations checked per circuit.

@@ -4,11 +4,14 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <numeric>
 #include <optional>
+#include <span>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engine/circom/circom_job.hpp"
 #include "engine/circuits/circuit.hpp"
@@ -24,6 +27,7 @@
 #include "engine/util/machine.hpp"
 #include "kernels/util/parallel.hpp"
 #include "tools/resume.hpp"
+#include "tools/run_list.hpp"
 #include "tools/whole_number_options.hpp"
 #ifdef ZKPIPE_HAVE_MODEL_COMMANDS
 #include "tools/model_commands.hpp"
@@ -110,6 +114,7 @@ struct ProveOptions {
   uint32_t partitions = 1;
   bool resume = false;  // prove only the partitions without a verified proof (tools/resume.hpp)
   std::optional<fs::path> trace_dir;
+  std::optional<fs::path> runs;  // --runs: the job proved once per listed run (tools/run_list.hpp)
   pipeline::Settings engine;  // backend, threads, staging, pool, budget, workers, faults
 };
 
@@ -207,16 +212,71 @@ void say_outcome(const ProveOptions& o, const pipeline::JobReport& report, bool 
        o.zkey.empty() || o.r1cs ? "" : "\n  (a witness may be wrong: give --r1cs to find the failing constraint)");
 }
 
+// The engine's run of `job` under `settings`, each proof handed to `write`; its report printed on
+// `log` and its trace, partitions numbered as the whole job's (`original`), written where asked.
+pipeline::JobReport prove_job(const pipeline::Job& job, const pipeline::Settings& settings, const pipeline::ProofSink& write,
+                              const std::optional<fs::path>& trace_dir, std::span<const uint32_t> original,
+                              std::FILE* log) {
+  pipeline::JobReport report =
+      pipeline::run_job(job, settings, write, {trace_dir ? trace_dir->filename().string() : std::string("prove"), log});
+  fmt::print(log, "{}", pipeline::format_report(report));
+  for (zkpipe::trace::Span& span : report.trace) span.partition = original[span.partition];  // as the files say
+  if (trace_dir) {
+    pipeline::write_trace_files(*trace_dir, job, report);
+    fmt::print(log, "prove: trace {} (sidecar trace.json; trace.perfetto.json opens in ui.perfetto.dev)\n",
+               (*trace_dir / "trace.csv").string());
+  }
+  return report;
+}
+
+// --runs: the job proved once per listed run, in order, on the one loaded key, each with its
+// synthesis threads and pool slabs; run r's log (stdout.log, written as the run goes), trace and verified proofs
+// (proof-<i>.json, public-<i>.json) in <trace-dir>/<r>/, a line a run here. Runs whose partitions
+// failed are named in one error after the last run.
+void prove_listed_runs(const ProveOptions& o, const pipeline::Job& job, std::span<const zkpipe::tools::ListedRun> runs) {
+  std::vector<uint32_t> partitions(job.partitions);
+  std::iota(partitions.begin(), partitions.end(), 0u);
+  std::vector<std::string> failed;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const zkpipe::tools::ListedRun& run = runs[i];
+    const fs::path dir = *o.trace_dir / run.name;
+    fs::create_directories(dir);
+    const std::unique_ptr<std::FILE, int (*)(std::FILE*)> log(std::fopen((dir / "stdout.log").c_str(), "w"), &std::fclose);
+    if (!log) fail("cannot write {}: check that the folder is writable", (dir / "stdout.log").string());
+    pipeline::Settings settings = o.engine;
+    settings.synthesis_threads = run.synthesis_threads;
+    settings.pool_slabs = run.pool_slabs;
+    auto write = [&](const pipeline::ProvedPartition& proved) {
+      if (settings.stage_alone != pipeline::StageAlone::none) return;
+      groth16::write_proof_json(proved.proof, partition_path(dir / "proof.json", proved.partition, job.partitions));
+      groth16::write_public_json(proved.public_inputs, partition_path(dir / "public.json", proved.partition, job.partitions));
+    };
+    const pipeline::JobReport report = prove_job(job, settings, write, dir, partitions, log.get());
+    fmt::print("prove: run {} of {}, {}: {} of {} partitions proved in {:.2f} s ({:.3g} partitions/s){}\n", i + 1,
+               runs.size(), run.name, report.proved, report.partitions, report.wall_s,
+               report.proved / std::max(report.wall_s, 1e-9),
+               report.failed.empty() ? "" : fmt::format(", {} failed", report.failed.size()));
+    std::fflush(stdout);
+    if (!report.failed.empty()) failed.push_back(run.name);
+  }
+  if (!failed.empty())
+    fail("{} of {} runs had partitions fail: {} (each run's stdout.log names them)", failed.size(), runs.size(),
+         fmt::join(failed, ", "));
+}
+
 // Proves every partition through the engine (a single partition is one proof, as before the
 // engine); each proof is verified before it is written, failed partitions end in an error that
 // names each one (its witness file, for circom), after the others are written. With --resume,
-// only the partitions without a verified proof are proved (tools/resume.hpp).
+// only the partitions without a verified proof are proved (tools/resume.hpp); with --runs, the job
+// once per listed run (prove_listed_runs).
 void run_prove(const ProveOptions& o, bool partitions_given, bool output_paths_given) {
   const bool named_outputs = o.wtns.size() > 1 || o.out_dir;  // <out_dir>/<witness stem>.proof.json
   check_prove_options(o, named_outputs, partitions_given, output_paths_given);
+  const std::vector<zkpipe::tools::ListedRun> runs = o.runs ? zkpipe::tools::read_run_list(*o.runs) : std::vector<zkpipe::tools::ListedRun>{};
   groth16::ProvingKey pk;
   std::unique_ptr<circuits::Circuit> circuit;
   pipeline::Job job = load_job(o, pk, circuit);
+  if (o.runs) return prove_listed_runs(o, job, runs);
   const std::vector<circom::ProofOutputs> outputs = output_files(o, named_outputs, job.partitions);
   if (named_outputs && o.engine.stage_alone == pipeline::StageAlone::none) fs::create_directories(o.out_dir.value_or("."));
   // A single proof reports its witness's scalar split, as before the engine: counted where the one
@@ -253,15 +313,7 @@ void run_prove(const ProveOptions& o, bool partitions_given, bool output_paths_g
       fmt::print("prove: {}: proof verified; wrote {} and {}\n", partition_name(o, partition), proof.string(),
                  publics.string());
   };
-  auto report = pipeline::run_job(job, o.engine, write,
-                                  {o.trace_dir ? o.trace_dir->filename().string() : std::string("prove")});
-  fmt::print("{}", pipeline::format_report(report));
-  for (zkpipe::trace::Span& span : report.trace) span.partition = original.at(span.partition);  // as the files say
-  if (o.trace_dir) {
-    pipeline::write_trace_files(*o.trace_dir, job, report);
-    fmt::print("prove: trace {} (sidecar trace.json; trace.perfetto.json opens in ui.perfetto.dev)\n",
-               (*o.trace_dir / "trace.csv").string());
-  }
+  const pipeline::JobReport report = prove_job(job, o.engine, write, o.trace_dir, original, stdout);
   say_outcome(o, report, named_outputs, original);
 }
 
@@ -384,7 +436,12 @@ void add_prove_command(CLI::App& app, ProveOptions& o) {
   add_engine_options(prove, o.engine);
   prove->add_flag("--resume", o.resume, "prove only the partitions whose proof and public files are missing or "
                                         "do not verify against the key (after a killed job); keep the others");
-  prove->add_option("--trace-dir", o.trace_dir, "write the job's trace here: trace.csv, trace.json (sidecar), trace.perfetto.json");
+  auto* trace_dir = prove->add_option("--trace-dir", o.trace_dir, "write the job's trace here: trace.csv, trace.json (sidecar), trace.perfetto.json");
+  prove->add_option("--runs", o.runs, "prove the job once per row of this CSV (run,synthesis_threads,pool_slabs; 0: "
+                                      "the default) on the one loaded key: each run's log, trace and proofs in <trace-dir>/<run>/")
+      ->needs(trace_dir)
+      ->excludes(proof_path, public_path, out_dir, prove->get_option("--resume"),
+                 prove->get_option("--synthesis-threads"), prove->get_option("--pool-slabs"));
   add_fault_options(prove, o.engine.fake);
   zkey->needs(wtns)->excludes(key)->excludes(witness_seed);
   wtns->needs(zkey);
