@@ -24,11 +24,11 @@ suites=${2:-all}
 case $suites in
   all) parts="util;policy;runtime;properties;engine"; tests=.
        targets=(zkpipe_util_tests zkpipe_policy_tests zkpipe_runtime_tests zkpipe_property_tests zkpipe_engine_tests
-                zkpipe_kill_resume_tests zkpipe) ;;
+                zkpipe_kill_resume_tests zkpipe_run_list_tests zkpipe) ;;
   pipeline) parts="policy;runtime"; tests=tests  # not the zkpipe command's tests in tools/
             targets=(zkpipe_policy_tests zkpipe_runtime_tests) ;;
   engine) parts="engine"; tests=tests/engine
-          targets=(zkpipe_engine_tests zkpipe_kill_resume_tests zkpipe)
+          targets=(zkpipe_engine_tests zkpipe_kill_resume_tests zkpipe_run_list_tests zkpipe)
           export ZKPIPE_KILL_RESUME_CYCLES=${ZKPIPE_KILL_RESUME_CYCLES:-40} ;;
   *) echo "usage: sanitize.sh asan|tsan [all|pipeline|engine]"; exit 2 ;;
 esac
