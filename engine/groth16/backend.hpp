@@ -71,8 +71,11 @@ class ProverBackend {
   virtual ~ProverBackend() = default;
   virtual std::string name() const = 0;
   // Called once per key before proving with it; a backend that builds fixed-base tables builds
-  // them for `fixed_bases` (the device-memory plan's choice), others ignore them.
-  virtual void prepare(const ProvingKey&, std::span<const zkpipe::policy::FixedBaseTable> /*fixed_bases*/) {}
+  // them for `fixed_bases` (the device-memory plan's choice), others ignore them. Returns what it
+  // now holds, lines for the job's log ("" where nothing).
+  virtual std::string prepare(const ProvingKey&, std::span<const zkpipe::policy::FixedBaseTable> /*fixed_bases*/) {
+    return {};
+  }
   // What proving with `pk` holds in its device's memory, before any of it is allocated (nothing
   // where the backend computes in host memory); fixed-base tables' savings are estimated for MSMs
   // of `scalars` (a witness's, or most_msm_scalars).
@@ -81,8 +84,8 @@ class ProverBackend {
   }
   // Allocates, before the first proof, what stage_witness() needs for `pk`'s splits staged from
   // `from` (a page-locked host buffer only where `from` is pinned); without it the first
-  // stage_witness() does.
-  virtual void reserve_witness_staging(const ProvingKey&, WitnessHostMemory) {}
+  // stage_witness() does. Returns what it allocated, a line for the job's log ("" where nothing).
+  virtual std::string reserve_witness_staging(const ProvingKey&, WitnessHostMemory) { return {}; }
 
   // Given a, b, c evaluated on the n rows, leaves in `a` the values p_i = A(g_i)B(g_i) - C(g_i)
   // on the coset g_i = omega_2n * omega_n^i (snarkjs's H input). b and c are clobbered.

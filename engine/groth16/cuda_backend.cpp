@@ -528,34 +528,38 @@ zkpipe::policy::DeviceFootprint CudaBackend::device_footprint(const ProvingKey& 
           fixed_base_options(pk, scalars)};
 }
 
-void CudaBackend::prepare(const ProvingKey& pk, std::span<const FixedBaseTable> fixed_bases) {
+std::string CudaBackend::prepare(const ProvingKey& pk, std::span<const FixedBaseTable> fixed_bases) {
   bool uploaded = false;
   const auto start = std::chrono::steady_clock::now();
   const std::shared_ptr<const DeviceKey> key = DeviceKey::of(pk, fixed_bases, impl_->stream.get(), uploaded);
   impl_->g1_bases.use(key);
   impl_->g2_bases.use(key);
   const WorkspaceBytes workspace(pk);
-  fmt::print("cuda: key bases {:.1f} MiB on the device ({}); shared workspace: NTT {:.1f} MiB, G1 MSM {:.1f} MiB, "
-             "G2 MSM {:.1f} MiB, witness digits {:.1f} MiB; this worker's quotient {:.1f} MiB\n",
-             mib(key->bytes()), uploaded ? "uploaded" : "the device's copy, shared", mib(workspace.ntt),
-             mib(workspace.g1), mib(workspace.g2), mib(workspace.digits), mib(3 * pk.domain_size() * sizeof(Fr)));
+  std::string held = fmt::format(
+      "cuda: key bases {:.1f} MiB on the device ({}); shared workspace: NTT {:.1f} MiB, G1 MSM {:.1f} MiB, "
+      "G2 MSM {:.1f} MiB, witness digits {:.1f} MiB; this worker's quotient {:.1f} MiB\n",
+      mib(key->bytes()), uploaded ? "uploaded" : "the device's copy, shared", mib(workspace.ntt), mib(workspace.g1),
+      mib(workspace.g2), mib(workspace.digits), mib(3 * pk.domain_size() * sizeof(Fr)));
   if (uploaded && !fixed_bases.empty()) {
     std::vector<std::string> names;
     for (const FixedBaseTable& table : fixed_bases)
       names.push_back(fmt::format("{}{}", zkpipe::policy::key_array_name(table.array),
                                   table.sets == 1 ? "" : fmt::format(" ({} sets)", table.sets)));
-    fmt::print("cuda: fixed-base tables of {} built in {:.2f} s ({:.1f} MiB of the bases above)\n", fmt::join(names, ", "),
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), mib(key->table_bytes()));
+    held += fmt::format("cuda: fixed-base tables of {} built in {:.2f} s ({:.1f} MiB of the bases above)\n",
+                        fmt::join(names, ", "),
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                        mib(key->table_bytes()));
   }
+  return held;
 }
 
-void CudaBackend::reserve_witness_staging(const ProvingKey& pk, WitnessHostMemory from) {
+std::string CudaBackend::reserve_witness_staging(const ProvingKey& pk, WitnessHostMemory from) {
   const size_t bytes = split_capacity(pk);
   impl_->witness_device.reserve(bytes);
   if (from == WitnessHostMemory::pinned) impl_->witness_host.reserve(bytes);
-  fmt::print("cuda: this worker's witness staging {:.1f} MiB on the device, {}\n", mib(bytes),
-             from == WitnessHostMemory::pinned ? fmt::format("{:.1f} MiB pinned host", mib(bytes))
-                                               : std::string("copied from the splits' pageable memory"));
+  return fmt::format("cuda: this worker's witness staging {:.1f} MiB on the device, {}\n", mib(bytes),
+                     from == WitnessHostMemory::pinned ? fmt::format("{:.1f} MiB pinned host", mib(bytes))
+                                                       : std::string("copied from the splits' pageable memory"));
 }
 
 std::span<std::byte> CudaBackend::witness_split_memory() {

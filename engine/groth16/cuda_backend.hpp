@@ -66,12 +66,12 @@ class CudaBackend final : public ProverBackend {
   explicit CudaBackend(size_t stream_chunk_points = default_stream_chunk_points);
   ~CudaBackend() override;
   std::string name() const override { return "cuda"; }
-  void prepare(const ProvingKey& pk, std::span<const zkpipe::policy::FixedBaseTable> fixed_bases) override;
+  std::string prepare(const ProvingKey& pk, std::span<const zkpipe::policy::FixedBaseTable> fixed_bases) override;
   // The key's bases; the NTT, G1 and G2 MSM and witness-digit workspaces; this backend's quotient
   // and witness buffers; and, with the bases streamed, its two chunk buffers per curve, their
   // index list and G2's digits of a chunk.
   zkpipe::policy::DeviceFootprint device_footprint(const ProvingKey& pk, const MsmScalarCounts& scalars) const override;
-  void reserve_witness_staging(const ProvingKey& pk, WitnessHostMemory from) override;
+  std::string reserve_witness_staging(const ProvingKey& pk, WitnessHostMemory from) override;
   void quotient_evaluations(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c,
                             const ntt::Domain& domain) override;
   // Copies a, b, c to the device (returns when the host buffers may be reused); the quotient

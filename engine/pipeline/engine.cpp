@@ -429,10 +429,11 @@ std::vector<Fr> fit_devices(Settings& settings, const Settings& requested, const
 }
 
 // Every GPU's workers, each with its backend (worker 0's is `first`) prepared for the key where
-// it lives on the device, and its witness staging reserved.
+// it lives on the device, and its witness staging reserved; what each holds said on `log`.
 std::vector<Worker> make_workers(const Settings& settings, const groth16::ProvingKey& pk,
                                  std::span<const policy::FixedBaseTable> fixed_bases,
-                                 std::unique_ptr<groth16::ProverBackend> first, zkpipe::faults::FaultInjector* faults) {
+                                 std::unique_ptr<groth16::ProverBackend> first, zkpipe::faults::FaultInjector* faults,
+                                 std::FILE* log) {
   std::vector<Worker> workers;
   const groth16::WitnessHostMemory witness_from =
       *settings.staging == Staging::pinned ? groth16::WitnessHostMemory::pinned : groth16::WitnessHostMemory::pageable;
@@ -442,8 +443,8 @@ std::vector<Worker> make_workers(const Settings& settings, const groth16::Provin
       if (uses_cuda(settings.backend)) use_cuda_device(int(gpu));
       Worker worker{id == 0 ? std::move(first) : make_worker_backend(settings, id, gpu, faults)};
       worker.injecting = dynamic_cast<FaultInjectingBackend*>(worker.backend.get());
-      if (settings.srs_residency == SrsResidency::device) worker.backend->prepare(pk, fixed_bases);
-      worker.backend->reserve_witness_staging(pk, witness_from);
+      if (settings.srs_residency == SrsResidency::device) say(log, "{}", worker.backend->prepare(pk, fixed_bases));
+      say(log, "{}", worker.backend->reserve_witness_staging(pk, witness_from));
       workers.push_back(std::move(worker));
     }
   return workers;
@@ -524,7 +525,7 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
       budget.reserve(policy::fixed_host_bytes(settings, shape, settings.gpus), "the proving key and the workers' buffers");
   const policy::PolicySettings& admission = report.admission = policy::policy_settings(settings, shape, settings.gpus);
   report.staging_memory = "pageable";
-  std::vector<Worker> workers = make_workers(settings, *job.pk, report.fixed_bases, std::move(first_backend), faults.get());
+  std::vector<Worker> workers = make_workers(settings, *job.pk, report.fixed_bases, std::move(first_backend), faults.get(), options.log);
   const std::vector<std::unique_ptr<HostRegistration>> key_registrations = page_lock_key(*job.pk, settings, options);
   const std::unique_ptr<PinnedPool> pool =
       *settings.staging == Staging::pinned

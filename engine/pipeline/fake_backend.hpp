@@ -57,8 +57,8 @@ class FakeBackend final : public FaultInjectingBackend {
   void begin_attempt(uint32_t partition, uint32_t attempt) override;
 
   std::string name() const override { return "fake"; }
-  void prepare(const groth16::ProvingKey& pk, std::span<const zkpipe::policy::FixedBaseTable> fixed_bases) override {
-    cpu_->prepare(pk, fixed_bases);
+  std::string prepare(const groth16::ProvingKey& pk, std::span<const zkpipe::policy::FixedBaseTable> fixed_bases) override {
+    return cpu_->prepare(pk, fixed_bases);
   }
   // What a GPU would hold of the data the fake device moves: the key's bases (once per device),
   // and each worker's a/b/c and witness.

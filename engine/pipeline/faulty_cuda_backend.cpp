@@ -116,11 +116,11 @@ class FaultyCudaBackend final : public FaultInjectingBackend {
   void begin_attempt(uint32_t partition, uint32_t attempt) override { attempt_ = Attempt{partition, attempt}; }
   std::string name() const override { return "faulty-cuda"; }
 
-  void prepare(const groth16::ProvingKey& pk, std::span<const zkpipe::policy::FixedBaseTable> fixed_bases) override {
-    on_device("prepare", [&] { inner_->prepare(pk, fixed_bases); });
+  std::string prepare(const groth16::ProvingKey& pk, std::span<const zkpipe::policy::FixedBaseTable> fixed_bases) override {
+    return on_device("prepare", [&] { return inner_->prepare(pk, fixed_bases); });
   }
-  void reserve_witness_staging(const groth16::ProvingKey& pk, groth16::WitnessHostMemory from) override {
-    on_device("reserve witness staging", [&] { inner_->reserve_witness_staging(pk, from); });
+  std::string reserve_witness_staging(const groth16::ProvingKey& pk, groth16::WitnessHostMemory from) override {
+    return on_device("reserve witness staging", [&] { return inner_->reserve_witness_staging(pk, from); });
   }
   // The CUDA backend's, but every worker's context holds a key and workspaces of its own (and no
   // fixed-base table: none is offered).
