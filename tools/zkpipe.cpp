@@ -230,9 +230,9 @@ pipeline::JobReport prove_job(const pipeline::Job& job, const pipeline::Settings
 }
 
 // --runs: the job proved once per listed run, in order, on the one loaded key, each with its
-// synthesis threads and pool slabs; run r's log (stdout.log, written as the run goes), trace and verified proofs
-// (proof-<i>.json, public-<i>.json) in <trace-dir>/<r>/, a line a run here. Runs whose partitions
-// failed are named in one error after the last run.
+// synthesis threads and pool slabs; run r's log (stdout.log, written as the run goes), trace and
+// verified proofs (proof-<i>.json, public-<i>.json) in <trace-dir>/<r>/, a line a run here. Runs
+// whose partitions failed are named in one error after the last run.
 void prove_listed_runs(const ProveOptions& o, const pipeline::Job& job, std::span<const zkpipe::tools::ListedRun> runs) {
   std::vector<uint32_t> partitions(job.partitions);
   std::iota(partitions.begin(), partitions.end(), 0u);
@@ -272,7 +272,8 @@ void prove_listed_runs(const ProveOptions& o, const pipeline::Job& job, std::spa
 void run_prove(const ProveOptions& o, bool partitions_given, bool output_paths_given) {
   const bool named_outputs = o.wtns.size() > 1 || o.out_dir;  // <out_dir>/<witness stem>.proof.json
   check_prove_options(o, named_outputs, partitions_given, output_paths_given);
-  const std::vector<zkpipe::tools::ListedRun> runs = o.runs ? zkpipe::tools::read_run_list(*o.runs) : std::vector<zkpipe::tools::ListedRun>{};
+  std::vector<zkpipe::tools::ListedRun> runs;  // read before the key is loaded: a bad list fails at once
+  if (o.runs) runs = zkpipe::tools::read_run_list(*o.runs);
   groth16::ProvingKey pk;
   std::unique_ptr<circuits::Circuit> circuit;
   pipeline::Job job = load_job(o, pk, circuit);
