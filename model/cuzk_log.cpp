@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <charconv>
 #include <vector>
+
+#include "engine/util/number_text.hpp"
 
 namespace zkpipe::model::cuzk {
 
@@ -68,12 +69,7 @@ std::optional<std::pair<std::string_view, std::string_view>> key_value(std::stri
 
 }  // namespace
 
-std::optional<std::int64_t> parse_integer(std::string_view text) {
-  std::int64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
+std::optional<std::int64_t> parse_integer(std::string_view text) { return zk::number_from_text<std::int64_t>(text); }
 
 std::string without_ansi_escapes(std::string_view line) {
   std::string clean;

@@ -1,11 +1,12 @@
 #include "tools/run_list.hpp"
 
-#include <charconv>
+#include <optional>
 #include <set>
 
 #include <libfccp/csv.h>
 
 #include "engine/util/error.hpp"
+#include "engine/util/number_text.hpp"
 #include "engine/util/text_file.hpp"
 
 namespace zkpipe::tools {
@@ -15,11 +16,9 @@ using Reader = io::CSVReader<3, io::trim_chars<' ', '\t'>, io::no_quote_escape<'
                              io::single_and_empty_line_comment<'#'>>;
 
 std::uint32_t whole_number(const std::string& origin, unsigned line, const char* column, const std::string& text) {
-  std::uint32_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size())
-    zk::fail("{}:{}: column {}: '{}' is not a whole number", origin, line, column, text);
-  return value;
+  const std::optional<std::uint32_t> value = zk::number_from_text<std::uint32_t>(text);
+  if (!value) zk::fail("{}:{}: column {}: '{}' is not a whole number", origin, line, column, text);
+  return *value;
 }
 
 void check_name(const std::string& origin, unsigned line, const std::string& name, std::set<std::string>& names) {

@@ -1,12 +1,13 @@
 #include "trace_csv.hpp"
 
-#include <charconv>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <libfccp/csv.h>
 
 #include "engine/util/atomic_file.hpp"
+#include "engine/util/number_text.hpp"
 #include "engine/util/text_file.hpp"
 
 namespace zkpipe::trace {
@@ -45,11 +46,9 @@ using Reader = io::CSVReader<11, io::trim_chars<' ', '\t'>, io::no_quote_escape<
 template <typename Number>
 Number parse_number(std::string_view origin, unsigned line, std::string_view column,
                     const std::string& text) {
-  Number value{};
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size())
-    throw TraceError(fmt::format("{}:{}: column {}: '{}' is not a number", origin, line, column, text));
-  return value;
+  const std::optional<Number> value = zk::number_from_text<Number>(text);
+  if (!value) throw TraceError(fmt::format("{}:{}: column {}: '{}' is not a number", origin, line, column, text));
+  return *value;
 }
 
 Trace read_rows(std::string_view origin, Reader& reader) {
