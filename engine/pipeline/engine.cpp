@@ -89,12 +89,10 @@ class EngineWork {
     std::vector<Fr> publics;
   };
 
-  // `first_witness`: partition 0's witness where the engine made it before proving (else empty).
-  EngineWork(const Job& job, std::vector<Fr> first_witness, const Settings& settings, const ProofSink& sink,
-             const RunOptions& options, MemoryBudget& budget, PinnedPool* pool, std::vector<Worker>& workers,
-             Clock::time_point origin)
-      : job_(job), first_witness_(std::move(first_witness)), settings_(settings), sink_(sink), options_(options),
-        budget_(budget), pool_(pool), workers_(workers), origin_(origin), start_(Clock::now()) {}
+  EngineWork(const Job& job, const Settings& settings, const ProofSink& sink, const RunOptions& options,
+             MemoryBudget& budget, PinnedPool* pool, std::vector<Worker>& workers, Clock::time_point origin)
+      : job_(job), settings_(settings), sink_(sink), options_(options), budget_(budget), pool_(pool),
+        workers_(workers), origin_(origin), start_(Clock::now()) {}
 
   Step synthesize(uint32_t, const policy::SynthesisGrant& grant, Staged& staged, StepSpans& spans) {
     // Witness generation and row evaluation run in parallel on the cores this synthesis shares
@@ -102,19 +100,16 @@ class EngineWork {
     const CoreShare::Hold cores(synthesis_cores_);
     const double start_s = now_s();
     Step step = Step::ok();
-    bool whole = settings_.stage_alone != StageAlone::gpu;
     try {
       staged = partition_memory(grant);
-      std::optional<std::vector<Fr>> made = take_first_witness(grant.partition);
-      whole = whole && !made;
-      staged.z = made ? std::move(*made) : job_.witness(grant.partition);
+      staged.z = job_.witness(grant.partition);
       job_.rows(grant.partition, staged.z, staged.a, staged.b, staged.c);
     } catch (const std::exception& e) {
       step = Step::failed(e.what());
     }
-    // A replayed partition (the GPU stage alone) is a copy, and rows from a witness made before
-    // proving are a part of a synthesis: neither has items, so calibration fits no synthesis cost to them.
-    const uint64_t items = whole ? job_.pk->num_constraints : 0;
+    // A replayed partition (the GPU stage alone) is a copy, not a synthesis: no items, so
+    // calibration fits no synthesis cost to it.
+    const uint64_t items = settings_.stage_alone == StageAlone::gpu ? 0 : job_.pk->num_constraints;
     spans.push_back({Phase::synth, Where::synthesis, start_s, now_s(), job_.abc_bytes(), items});
     return step;
   }
@@ -232,14 +227,6 @@ class EngineWork {
     }
   }
 
-  // The witness made before proving, for partition 0's first attempt (none for any other).
-  std::optional<std::vector<Fr>> take_first_witness(uint32_t partition) {
-    if (partition != 0) return std::nullopt;
-    std::lock_guard lock(first_witness_mutex_);
-    if (first_witness_.empty()) return std::nullopt;
-    return std::exchange(first_witness_, {});
-  }
-
   PartitionMemory partition_memory(const policy::SynthesisGrant& grant) {
     PartitionMemory memory;
     const size_t n = job_.pk->domain_size();
@@ -260,8 +247,6 @@ class EngineWork {
   }
 
   const Job& job_;
-  std::mutex first_witness_mutex_;
-  std::vector<Fr> first_witness_;
   const Settings& settings_;
   const ProofSink& sink_;
   const RunOptions& options_;
@@ -371,7 +356,7 @@ void say_fixed_bases(const policy::DeviceFootprint& footprint, const policy::Dev
 // What a backend holds on a device for the job, and the witness its estimates were made for.
 struct EstimatedFootprint {
   policy::DeviceFootprint footprint;
-  std::vector<Fr> first_witness;  // partition 0's, kept for its synthesis (outside the budget until then); else empty
+  std::vector<Fr> first_witness;  // partition 0's where the estimates made it (the GPU stage alone replays it); else empty
 };
 
 // What `backend` holds on a device for the job, its fixed-base tables' savings estimated for the
@@ -515,7 +500,14 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
 
   if (uses_cuda(settings.backend)) use_cuda_device(0);
   std::unique_ptr<groth16::ProverBackend> first_backend = make_worker_backend(settings, 0, 0, faults.get());
-  std::vector<Fr> first_witness = fit_devices(settings, requested, sizes, report, *first_backend, job, options);
+  // Partition 0's witness, where the tables' estimates made one, is what the GPU stage alone
+  // replays; a job's partition 0 makes its witness again in its own synthesis (where it proved this
+  // one instead, a 16-core host's whole job ran 19 % slower: kernels/bench/h100-20261206j).
+  const bool replay = settings.stage_alone == StageAlone::gpu;
+  const Job replayed = [&] {
+    std::vector<Fr> estimates_witness = fit_devices(settings, requested, sizes, report, *first_backend, job, options);
+    return replay ? replay_first_partition(job, std::move(estimates_witness)) : Job{};
+  }();
 
   // The key and every worker's buffers, held all job long; the policy admits partitions against the
   // rest of the budget. Both sizes are the policy's fixed_host_bytes.
@@ -535,11 +527,8 @@ JobReport run_job(const Job& job, const Settings& requested, const ProofSink& si
   say(options.log, "engine: idle staging copy {:.2f} GB/s from {} memory (backend {})\n", report.idle_h2d_gbps,
       report.idle_h2d_from, settings.backend);
 
-  // The GPU stage alone replays partition 0, from the witness made before proving where there is one.
-  const bool replay = settings.stage_alone == StageAlone::gpu;
-  const Job replayed = replay ? replay_first_partition(job, std::exchange(first_witness, {})) : Job{};
   const Job& proved = replay ? replayed : job;
-  EngineWork work(proved, std::move(first_witness), settings, sink, options, budget, pool.get(), workers, origin);
+  EngineWork work(proved, settings, sink, options, budget, pool.get(), workers, origin);
   runtime::ThreadRuntime threads(origin);
   EnginePipeline pipeline(threads, work, pipeline_settings(admission, settings, options));
   if (pool && pool->memory() == PinnedPool::Memory::none) pipeline.pinned_allocation_failed();

@@ -3,8 +3,8 @@
 // its witness z (Job::witness) and then its rows a, b, c (Job::rows, pk.domain_size() each) written
 // straight into the memory the engine hands it (a pinned slab or pageable memory). Both are called
 // from several synthesis threads at once and throw zk::Error for a witness that cannot be made or
-// read, or that does not satisfy the circuit. The engine asks for partition 0's witness before
-// proving where its estimates need one, and evaluates that partition's rows from it.
+// read, or that does not satisfy the circuit. The engine also asks for partition 0's witness before
+// proving where its estimates need one (replayed by the GPU stage alone; a job makes it again).
 #pragma once
 #include <cstdint>
 #include <filesystem>
