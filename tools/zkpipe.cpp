@@ -212,23 +212,22 @@ void say_outcome(const ProveOptions& o, const pipeline::JobReport& report, bool 
        o.zkey.empty() || o.r1cs ? "" : "\n  (a witness may be wrong: give --r1cs to find the failing constraint)");
 }
 
-// Writes a verified proof and its public inputs; a stage-alone run, a capacity measurement and not
-// a job, writes none. Returns whether it wrote.
-bool write_proof_files(const pipeline::Settings& settings, const pipeline::ProvedPartition& proved, const fs::path& proof,
-                       const fs::path& publics) {
-  if (settings.stage_alone != pipeline::StageAlone::none) return false;
+// Writes a verified proof and its public inputs.
+void write_proof_files(const pipeline::ProvedPartition& proved, const fs::path& proof, const fs::path& publics) {
   groth16::write_proof_json(proved.proof, proof);
   groth16::write_public_json(proved.public_inputs, publics);
-  return true;
 }
 
-// The engine's run of `job` under `settings`, each proof handed to `write`; its report printed on
-// `log` and its trace, partitions numbered as the whole job's (`original`), written where asked.
+// The engine's run of `job` under `settings`, each proof handed to `write` (none from a stage-alone
+// run: a capacity measurement, not a job); its report printed on `log` and its trace, partitions
+// numbered as the whole job's (`original`), written where asked.
 pipeline::JobReport prove_job(const pipeline::Job& job, const pipeline::Settings& settings, const pipeline::ProofSink& write,
                               const std::optional<fs::path>& trace_dir, std::span<const uint32_t> original,
                               std::FILE* log) {
+  const pipeline::ProofSink discard = [](const pipeline::ProvedPartition&) {};
   pipeline::JobReport report =
-      pipeline::run_job(job, settings, write, {trace_dir ? trace_dir->filename().string() : std::string("prove"), log});
+      pipeline::run_job(job, settings, settings.stage_alone == pipeline::StageAlone::none ? write : discard,
+                        {trace_dir ? trace_dir->filename().string() : std::string("prove"), log});
   fmt::print(log, "{}", pipeline::format_report(report));
   for (zkpipe::trace::Span& span : report.trace) span.partition = original[span.partition];  // as the files say
   if (trace_dir) {
@@ -257,7 +256,7 @@ void prove_listed_runs(const ProveOptions& o, const pipeline::Job& job, std::spa
     settings.synthesis_threads = run.synthesis_threads;
     settings.pool_slabs = run.pool_slabs;
     auto write = [&](const pipeline::ProvedPartition& proved) {
-      write_proof_files(settings, proved, partition_path(dir / "proof.json", proved.partition, job.partitions),
+      write_proof_files(proved, partition_path(dir / "proof.json", proved.partition, job.partitions),
                         partition_path(dir / "public.json", proved.partition, job.partitions));
     };
     const pipeline::JobReport report = prove_job(job, settings, write, dir, partitions, log.get());
@@ -310,7 +309,7 @@ void run_prove(const ProveOptions& o, bool partitions_given, bool output_paths_g
     const uint32_t partition = original.at(proved.partition);
     const fs::path& proof = outputs.at(partition).proof;
     const fs::path& publics = outputs.at(partition).public_inputs;
-    if (!write_proof_files(o.engine, proved, proof, publics)) return;
+    write_proof_files(proved, proof, publics);
     if (counts) {
       const size_t vars = counts->zeros + counts->ones + counts->significant;
       fmt::print("prove: witness {} variables: {} zero, {} one, {} other ({:.0f}% zero or one)\n", vars,
