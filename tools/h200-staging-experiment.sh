@@ -13,7 +13,9 @@
 # each point measured --sweep-repeats times (runs sweep-t<T>-s<S>-r<k>, k = 1.. when more than one:
 # `zkpipe validate` compares the model with the median of a point's runs). The sweep's runs are
 # one `zkpipe prove --runs` on one loaded key (OUT/<circuit>/sweep-runs-r<K>.csv lists them in
-# order), so that a run costs its job, not the key's loading.
+# order), so that a run costs its job, not the key's loading. The list opens with a warm-up run at
+# the first point's settings (warmup-r<K>, neither recorded nor kept): the first job after the
+# key's loading synthesized 8-12 % slower than the same work run later in the pass (H200, 2026-12-05).
 #
 # Every run keeps its trace in OUT/<circuit>/<run>/ (trace.csv, the trace.json sidecar with
 # settings, machine facts and the trace's summary, which the tables are read from,
@@ -162,6 +164,7 @@ list_runs() {  # circuit constraints list: the list's pinned runs (tools/run_lis
   local name run_threads slabs
   while IFS=, read -r name run_threads slabs; do
     local dir=$out/$circuit/$name staging=pinned
+    if [[ $name == warmup-* ]]; then rm -rf "$dir"; continue; fi
     record
   done < <(tail -n +2 "$list")
 }
@@ -195,6 +198,8 @@ if [ "$sweep_circuit" != none ]; then
   list=$out/$sweep_circuit/sweep-runs-r$sweep_first_repeat.csv
   mkdir -p "$out/$sweep_circuit"
   echo run,synthesis_threads,pool_slabs >"$list"
+  set -- $sweep_threads; first_threads=$1; set -- $sweep_slabs
+  echo "warmup-r$sweep_first_repeat,$first_threads,$1" >>"$list"
   for r in $(seq "$sweep_first_repeat" "$last_repeat"); do  # repeats interleaved: a drift of the machine spreads over every point
     for t in $sweep_threads; do
       for s in $sweep_slabs; do
