@@ -198,8 +198,8 @@ if [ "$sweep_circuit" != none ]; then
   list=$out/$sweep_circuit/sweep-runs-r$sweep_first_repeat.csv
   mkdir -p "$out/$sweep_circuit"
   echo run,synthesis_threads,pool_slabs >"$list"
-  set -- $sweep_threads; first_threads=$1; set -- $sweep_slabs
-  echo "warmup-r$sweep_first_repeat,$first_threads,$1" >>"$list"
+  read -r first_threads _ <<<"$sweep_threads"; read -r first_slabs _ <<<"$sweep_slabs"
+  echo "warmup-r$sweep_first_repeat,$first_threads,$first_slabs" >>"$list"
   for r in $(seq "$sweep_first_repeat" "$last_repeat"); do  # repeats interleaved: a drift of the machine spreads over every point
     for t in $sweep_threads; do
       for s in $sweep_slabs; do
