@@ -72,12 +72,12 @@ double mean_synthesizing(const std::vector<const trace::Span*>& synth_spans, dou
 }
 
 // The mean over `span` of 1 / the cores the engine gave it (synthesis_cores_each): with the
-// `threads` rule a constant, with `synthesizing` it follows the spans of its run synthesizing with
+// `threads` rule a constant, with the others it follows the spans of its run synthesizing with
 // it (itself among them), segment by segment.
 double mean_inverse_cores(const std::vector<const trace::Span*>& synth_spans, const trace::Span& span,
                           SynthesisCoreShare rule, std::uint32_t cores, std::uint32_t threads) {
   auto inverse = [&](std::uint32_t synthesizing) {
-    return 1.0 / double(synthesis_cores_each(rule, cores, threads, synthesizing));
+    return 1.0 / synthesis_cores_each(rule, cores, threads, synthesizing);
   };
   if (rule == SynthesisCoreShare::threads || span.end_s <= span.start_s)
     return inverse(synthesizing_at(synth_spans, span.start_s));

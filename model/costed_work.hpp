@@ -79,11 +79,11 @@ inline double host_rate(std::uint32_t cores, double slowdown_per_extra_thread, s
 // measured on that many cores where the calibration did.
 inline double synthesis_rate(const Scenario& scenario, std::uint32_t synthesizing, std::uint32_t executing) {
   const Calibration& calibration = scenario.calibration;
-  const std::uint32_t cores_each = synthesis_cores_each(scenario.policy.synthesis_core_share, scenario.hardware.cores,
-                                                        scenario.policy.synthesis_threads, synthesizing);
+  const double cores_each = synthesis_cores_each(scenario.policy.synthesis_core_share, scenario.hardware.cores,
+                                                 scenario.policy.synthesis_threads, synthesizing);
   return host_rate(scenario.hardware.cores, calibration.synth_slowdown_per_extra_thread, synthesizing, executing) /
-         synthesis_share_factor(calibration.synth_parallel_fraction, 1.0 / double(cores_each)) /
-         synthesis_cores_factor(calibration.synth_cores_factors, double(cores_each));
+         synthesis_share_factor(calibration.synth_parallel_fraction, 1.0 / cores_each) /
+         synthesis_cores_factor(calibration.synth_cores_factors, cores_each);
 }
 
 template <class Machine>

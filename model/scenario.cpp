@@ -343,7 +343,7 @@ void read_policy_knobs(TableReader policy_table, PolicyKnobs& knobs) {
   // Absent (or 0): chosen as the engine chooses (policy::resolve_job_settings).
   knobs.synthesis_threads = std::uint32_t(policy_table.integer("synthesis_threads", 0, 0, 4096));
   knobs.synthesis_core_share =
-      policy_table.choice("synthesis_core_share", SynthesisCoreShare::synthesizing, synthesis_core_share_names);
+      policy_table.choice("synthesis_core_share", SynthesisCoreShare::pooled, synthesis_core_share_names);
   knobs.partitions_in_flight = std::uint32_t(policy_table.integer("partitions_in_flight", 0, 0, 100'000));
   if (policy_table.raw().contains("staging"))
     knobs.staging = policy_table.choice("staging", policy::Staging::pinned, policy::staging_names);

@@ -185,7 +185,7 @@ using policy::synthesis_cores_each;
 // keys absent choose as `zkpipe prove` does, from [hardware] and [workload]), and how the
 // simulated engine shares cores between syntheses.
 struct PolicyKnobs : policy::JobSettings {
-  SynthesisCoreShare synthesis_core_share = SynthesisCoreShare::synthesizing;
+  SynthesisCoreShare synthesis_core_share = SynthesisCoreShare::pooled;
 };
 
 // Faults are drawn by the one seeded faults::FaultInjector (keyed by partition, attempt and

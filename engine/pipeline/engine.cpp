@@ -95,9 +95,8 @@ class EngineWork {
         workers_(workers), origin_(origin), start_(Clock::now()) {}
 
   Step synthesize(uint32_t, const policy::SynthesisGrant& grant, Staged& staged, StepSpans& spans) {
-    // Witness generation and row evaluation run in parallel on the cores this synthesis shares
-    // with the others running now.
-    const CoreShare::Hold cores(synthesis_cores_);
+    // Witness generation and row evaluation run on the work pool, whose cores the syntheses
+    // running now share (kernels/util/parallel.hpp).
     const double start_s = now_s();
     Step step = Step::ok();
     try {
@@ -213,9 +212,11 @@ class EngineWork {
 
   // Runs device work on the worker's device; a device error fails the attempt, a lost device (a
   // fault-injecting backend's DeviceLost, a sticky CUDA error) loses the worker. `cleanup` runs
-  // first on either.
+  // first on either. Its host work runs on threads of its own: the GPU waits on it, so it never
+  // waits for the syntheses' chunks on the work pool.
   template <class Body, class Cleanup = void (*)()>
   Step on_device(const runtime::Context& context, Body&& body, Cleanup&& cleanup = [] {}) {
+    const DedicatedThreads dedicated;
     try {
       if (uses_cuda(settings_.backend)) use_cuda_device(int(context.gpu));
       body();
@@ -258,7 +259,6 @@ class EngineWork {
   double last_progress_s_ = 0;  // read and written under the pipeline's mutex
   std::mutex sink_mutex_;
   SecureRandom secure_random_;  // each proof's blinding (stateless: every worker draws from it)
-  CoreShare synthesis_cores_{worker_threads()};
 };
 
 using EnginePipeline = runtime::Pipeline<runtime::ThreadRuntime, EngineWork>;

@@ -137,7 +137,7 @@ std::string describe(const Settings& s) {
 zkpipe::trace::RunSettings run_settings(const Settings& s) {
   // The engine splits the cores between the syntheses running (kernels/util/parallel.hpp).
   zkpipe::trace::RunSettings run{.job = s,
-                                 .synthesis_core_share = zkpipe::policy::SynthesisCoreShare::synthesizing,
+                                 .synthesis_core_share = zkpipe::policy::SynthesisCoreShare::pooled,
                                  .gpus = s.gpus,
                                  .backend = s.backend,
                                  .stage_alone = s.stage_alone};

@@ -30,18 +30,23 @@ inline constexpr zk::EnumNames<SrsResidency, 2> srs_residency_names{
     {{"device", SrsResidency::device}, {"pinned-host", SrsResidency::pinned_host}}};
 inline std::string_view srs_residency_name(SrsResidency residency) { return zk::name_of(srs_residency_names, residency); }
 
-// How the engine splits the host's cores between syntheses (kernels/util/parallel.hpp's
-// CoreShare): `synthesizing`, each of the n syntheses running now has max(1, cores / n), the
-// engine since 2026-12-01; `threads`, each synthesis thread has max(1, cores / threads) however
-// many synthesize, the engine of the traces whose sidecars name no rule.
-enum class SynthesisCoreShare { synthesizing, threads };
-inline constexpr zk::EnumNames<SynthesisCoreShare, 2> synthesis_core_share_names{
-    {{"synthesizing", SynthesisCoreShare::synthesizing}, {"threads", SynthesisCoreShare::threads}}};
+// How the engine splits the host's cores between syntheses: `pooled`, its work pool
+// (kernels/util/parallel.hpp) shares them fairly and continuously among the n syntheses running,
+// max(1, cores / n) each, the engine since 2026-12-07; `synthesizing`, each of the n running as
+// its call starts has max(1, floor(cores / n)) for that call, the engine of 2026-12-01 to 12-07;
+// `threads`, each synthesis thread has max(1, floor(cores / threads)) however many synthesize,
+// the engine of the traces whose sidecars name no rule.
+enum class SynthesisCoreShare { pooled, synthesizing, threads };
+inline constexpr zk::EnumNames<SynthesisCoreShare, 3> synthesis_core_share_names{
+    {{"pooled", SynthesisCoreShare::pooled},
+     {"synthesizing", SynthesisCoreShare::synthesizing},
+     {"threads", SynthesisCoreShare::threads}}};
 
-inline std::uint32_t synthesis_cores_each(SynthesisCoreShare rule, std::uint32_t cores, std::uint32_t threads,
-                                          std::uint32_t synthesizing) {
-  const std::uint32_t sharers = rule == SynthesisCoreShare::threads ? threads : synthesizing;
-  return std::max<std::uint32_t>(1, cores / std::max<std::uint32_t>(1, sharers));
+inline double synthesis_cores_each(SynthesisCoreShare rule, std::uint32_t cores, std::uint32_t threads,
+                                   std::uint32_t synthesizing) {
+  const std::uint32_t sharers = std::max<std::uint32_t>(1, rule == SynthesisCoreShare::threads ? threads : synthesizing);
+  if (rule == SynthesisCoreShare::pooled) return std::max(1.0, double(cores) / double(sharers));
+  return double(std::max<std::uint32_t>(1, cores / sharers));
 }
 
 struct JobSettings {

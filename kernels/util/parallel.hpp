@@ -1,12 +1,18 @@
-// parallel.hpp — the CPU backend's one way to spread work over cores.
+// parallel.hpp — the CPU's one way to spread work over cores.
 //
-// parallel_for(n, fn) calls fn(begin, end) on disjoint contiguous chunks covering [0, n), on up
-// to worker_threads() threads (the caller's thread takes a chunk too), and returns when all are
-// done. An exception thrown by any chunk is rethrown in the caller. worker_threads() defaults to
-// the hardware's core count; set_worker_threads() changes it process-wide (--threads). Threads
-// that share the cores (the synthesis threads) each hold a CoreShare::Hold while they work: each
-// parallel_for call of a holder then runs on max(1, cores / holders) threads, the holders counted
-// as the call starts, so one synthesizing alone has every core and two have half each.
+// parallel_for(n, fn) calls fn(begin, end) on disjoint contiguous chunks covering [0, n), at most
+// worker_threads() of them, and returns when all are done; an exception thrown by any chunk is
+// rethrown in the caller. The chunks run on the process's one work pool of worker_threads()
+// threads (the hardware's core count by default; set_worker_threads() changes it process-wide,
+// --threads, while no call runs), not on the caller's thread (unless the work is one chunk), so
+// that however many threads call at once, no more than worker_threads() chunks run. The pool is
+// work-conserving and fair: a free pool thread takes the next chunk of the call with the fewest
+// chunks running, so n concurrent calls (n syntheses) share the cores about equally while all of
+// them have chunks left, a call's chunks go to more threads as the others end, and a call alone
+// takes every core. A call made under a DedicatedThreads scope (the GPU workers' host work, on
+// the GPU's critical path) runs on the caller and threads started for it beside the pool, so that
+// it never waits for other calls' chunks. A call from a pool thread (a nested parallel_for) runs
+// its chunks inline.
 // parallel_find_first(n, pred) returns the first index whose pred holds (n if none), whatever
 // the thread count. parallel_blocks(n, least) is how many blocks to cut n items into for a
 // parallel_for over blocks whose partial results are combined in block order.
@@ -14,89 +20,39 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
-#include <exception>
-#include <mutex>
-#include <thread>
-#include <vector>
+#include <functional>
 
 namespace zk {
 
-inline size_t& worker_threads_setting() {
-  static size_t threads = std::max(1u, std::thread::hardware_concurrency());
-  return threads;
-}
-class CoreShare;
-// The share this thread holds (nullptr: none).
-inline const CoreShare*& held_core_share() {
-  thread_local const CoreShare* share = nullptr;
-  return share;
-}
-inline size_t worker_threads();
+size_t worker_threads();
+void set_worker_threads(size_t threads);
 
-// Cores split evenly between the threads that hold a share of them now.
-class CoreShare {
+// While it lives, this thread's parallel_for calls run on threads of their own, not the pool's.
+class DedicatedThreads {
  public:
-  explicit CoreShare(size_t cores) : cores_(std::max<size_t>(1, cores)) {}
-  CoreShare(const CoreShare&) = delete;
-  CoreShare& operator=(const CoreShare&) = delete;
-
-  size_t holders() const { return holders_.load(std::memory_order_relaxed); }
-  size_t cores_each() const { return std::max<size_t>(1, cores_ / std::max<size_t>(1, holders())); }
-
-  // While it lives, its thread is one of the holders and its parallel_for calls take its share.
-  class Hold {
-   public:
-    explicit Hold(CoreShare& share) : share_(share), previous_(held_core_share()) {
-      share_.holders_.fetch_add(1, std::memory_order_relaxed);
-      held_core_share() = &share_;
-    }
-    ~Hold() {
-      held_core_share() = previous_;
-      share_.holders_.fetch_sub(1, std::memory_order_relaxed);
-    }
-    Hold(const Hold&) = delete;
-    Hold& operator=(const Hold&) = delete;
-
-   private:
-    CoreShare& share_;
-    const CoreShare* previous_;
-  };
+  DedicatedThreads();
+  ~DedicatedThreads();
+  DedicatedThreads(const DedicatedThreads&) = delete;
+  DedicatedThreads& operator=(const DedicatedThreads&) = delete;
 
  private:
-  size_t cores_;
-  std::atomic<size_t> holders_{0};
+  bool previous_;
 };
 
-inline size_t worker_threads() {
-  const CoreShare* share = held_core_share();
-  return share ? std::min(share->cores_each(), worker_threads_setting()) : worker_threads_setting();
-}
-inline void set_worker_threads(size_t threads) { worker_threads_setting() = std::max<size_t>(1, threads); }
+namespace detail {
+// Runs chunk(0), ..., chunk(chunks - 1) on the work pool (or on dedicated threads) and waits for
+// them; rethrows the first exception a chunk threw.
+void run_on_pool(size_t chunks, const std::function<void(size_t)>& chunk);
+}  // namespace detail
 
 template <class Fn>
 void parallel_for(size_t n, Fn&& fn, size_t min_chunk = 1) {
-  size_t chunks = std::min(worker_threads(), (n + min_chunk - 1) / std::max<size_t>(min_chunk, 1));
+  const size_t chunks = std::min(worker_threads(), (n + min_chunk - 1) / std::max<size_t>(min_chunk, 1));
   if (chunks <= 1) {
     if (n) fn(size_t{0}, n);
     return;
   }
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  auto run = [&](size_t c) {
-    try {
-      fn(n * c / chunks, n * (c + 1) / chunks);
-    } catch (...) {
-      std::lock_guard lock(error_mutex);
-      if (!error) error = std::current_exception();
-    }
-  };
-  {
-    std::vector<std::jthread> threads;
-    threads.reserve(chunks - 1);
-    for (size_t c = 1; c < chunks; ++c) threads.emplace_back(run, c);
-    run(0);
-  }
-  if (error) std::rethrow_exception(error);
+  detail::run_on_pool(chunks, [&](size_t c) { fn(n * c / chunks, n * (c + 1) / chunks); });
 }
 
 // One block per core at most, none smaller than `least` items, never none: block b of B then

@@ -408,7 +408,7 @@ TEST(Engine, TraceFilesCarryWhatCalibrationReads) {
   const trace::Sidecar sidecar = trace::read_sidecar(trace::sidecar_path_for(dir / "trace.csv"));
   EXPECT_EQ(sidecar.source, trace::Source::measured);
   EXPECT_EQ(sidecar.settings.copies_staging, zkpipe::policy::parse_staging(outcome.report.staging_memory));
-  EXPECT_EQ(sidecar.settings.synthesis_core_share, zkpipe::policy::SynthesisCoreShare::synthesizing);
+  EXPECT_EQ(sidecar.settings.synthesis_core_share, zkpipe::policy::SynthesisCoreShare::pooled);
   ASSERT_TRUE(sidecar.settings.outcome);
   EXPECT_EQ(sidecar.settings.outcome->proved, outcome.report.proved);
   EXPECT_GT(sidecar.machine.pcie_h2d_gbps.value_or(0.0), 0.0);

@@ -24,7 +24,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 targets=(wtns r1cs zkey proving_key proof_json public_json vk_json trace_csv sidecar scenario cuzk_log calibrate)
 
-keys="engine/groth16/keys.cpp engine/r1cs/r1cs.cpp engine/util/atomic_file.cpp"
+keys="engine/groth16/keys.cpp engine/r1cs/r1cs.cpp engine/util/atomic_file.cpp kernels/util/parallel.cpp"
 circom="engine/circom/bin_file.cpp engine/circom/r1cs_file.cpp engine/circom/wtns_file.cpp engine/circom/zkey_file.cpp $keys"
 snarkjs_json="engine/groth16/snarkjs_json.cpp engine/groth16/pairing.cpp engine/util/decimal.cpp engine/util/atomic_file.cpp"
 policy="engine/policy/scheduling_policy.cpp engine/policy/device_memory.cpp engine/policy/job_settings.cpp"

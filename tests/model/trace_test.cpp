@@ -180,7 +180,7 @@ TEST(TraceSidecar, RunSettingsRoundTrip) {
                                .host_budget_bytes = 100'000'000'000,
                                .srs_residency = policy::SrsResidency::pinned_host},
                        .copies_staging = policy::Staging::pageable,
-                       .synthesis_core_share = policy::SynthesisCoreShare::synthesizing,
+                       .synthesis_core_share = policy::SynthesisCoreShare::pooled,
                        .gpus = 2,
                        .backend = "faulty-cuda",
                        .stage_alone = StageAlone::gpu,
