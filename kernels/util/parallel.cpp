@@ -47,6 +47,10 @@ class WorkPool {
   ~WorkPool() { stop_threads(); }
 
   size_t threads() const { return wanted_.load(std::memory_order_relaxed); }
+  size_t calls() {
+    std::lock_guard lock(mutex_);
+    return calls_.size();
+  }
   // Not while a call runs: the pool's threads are made anew at the next call.
   void set_threads(size_t threads) {
     stop_threads();
@@ -158,6 +162,7 @@ void run_on_pool(size_t chunks, const std::function<void(size_t)>& chunk) {
   if (dedicated_threads()) return run_on_dedicated_threads(chunks, chunk);
   pool().run(chunks, chunk);
 }
+size_t calls_on_the_pool() { return pool().calls(); }
 }  // namespace detail
 
 }  // namespace zk

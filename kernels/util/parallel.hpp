@@ -43,6 +43,8 @@ namespace detail {
 // Runs chunk(0), ..., chunk(chunks - 1) on the work pool (or on dedicated threads) and waits for
 // them; rethrows the first exception a chunk threw.
 void run_on_pool(size_t chunks, const std::function<void(size_t)>& chunk);
+// The calls on the pool now, running or waiting (for tests).
+size_t calls_on_the_pool();
 }  // namespace detail
 
 template <class Fn>

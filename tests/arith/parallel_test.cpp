@@ -9,8 +9,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <future>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <stdexcept>
 #include <thread>
@@ -71,66 +72,87 @@ TEST(Parallel, ConcurrentCallsShareThePoolAndRunEachChunkOnce) {
   for (size_t caller = 0; caller < kCallers; ++caller)
     for (size_t i = 0; i < kItems; ++i) ASSERT_EQ(runs[caller][i].load(), 1) << "caller " << caller << ", item " << i;
   EXPECT_LE(most_running.load(), 4u);
-  EXPECT_GE(most_running.load(), 2u) << "the pool's threads never ran two chunks at once";
 }
 
-// The order in which chunks of several calls start, on a pool kept busy by a first call: each
-// later call (launched in order, `dedicated` ones under DedicatedThreads) starts while the first
-// one's chunks still sleep, so that all the pool's are queued when its threads come free.
-struct ChunkStarts {
-  std::mutex mutex;
-  std::vector<char> order;  // the call's letter, one a chunk started
-  void add(char call) {
-    std::lock_guard lock(mutex);
-    order.push_back(call);
-  }
-};
-
-void start_calls_behind_a_busy_pool(size_t threads, std::vector<std::pair<char, bool>> calls, ChunkStarts& starts) {
-  set_worker_threads(threads);
-  std::atomic<bool> busy = false;
-  {
-    std::vector<std::jthread> callers;
-    callers.emplace_back([&] {
-      parallel_for(threads, [&](size_t, size_t) {
-        busy = true;
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      });
+// A pool of `threads` threads kept busy by a call whose chunks wait at a gate until open() is
+// called (open() also runs at the end of the scope, so that a failing test does not hang).
+class BusyPool {
+ public:
+  explicit BusyPool(size_t threads) : caller_([this, threads] {
+    parallel_for(threads, [this](size_t, size_t) {
+      std::unique_lock lock(mutex_);
+      ++waiting_;
+      changed_.notify_all();
+      changed_.wait(lock, [this] { return open_; });
     });
-    while (!busy) std::this_thread::yield();
-    for (const auto& [letter, dedicated] : calls) {
-      callers.emplace_back([&starts, threads, letter, dedicated] {
-        std::optional<DedicatedThreads> scope;
-        if (dedicated) scope.emplace();
-        parallel_for(threads, [&](size_t, size_t) {
-          starts.add(letter);
-          std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        });
-      });
-      std::this_thread::sleep_for(std::chrono::milliseconds(40));
-    }
+  }) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return waiting_ == threads; });
   }
-  set_worker_threads(std::thread::hardware_concurrency());
-}
+  ~BusyPool() { open(); }
+  void open() {
+    std::lock_guard lock(mutex_);
+    open_ = true;
+    changed_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  size_t waiting_ = 0;
+  bool open_ = false;
+  std::jthread caller_;  // last: joined first, after open()
+};
 
 // Two calls queued behind a busy pool of two threads take turns: the two threads that come free
 // start one chunk of each (the call with fewer chunks running goes next), where first come, first
-// served would start both of b's.
+// served would start both of b's. Each chunk waits until two have started, so that no thread can
+// finish a chunk and take another before the second thread has chosen.
 TEST(Parallel, QueuedCallsTakeTurns) {
-  ChunkStarts starts;
-  start_calls_behind_a_busy_pool(2, {{'b', false}, {'c', false}}, starts);
-  ASSERT_EQ(starts.order.size(), 4u);
-  std::string first_two(starts.order.begin(), starts.order.begin() + 2);
+  set_worker_threads(2);
+  std::mutex mutex;
+  std::condition_variable two_started;
+  std::string order;
+  auto chunk_of = [&](char call) {
+    return [&, call](size_t, size_t) {
+      std::unique_lock lock(mutex);
+      order += call;
+      two_started.notify_all();
+      two_started.wait(lock, [&] { return order.size() >= 2; });
+    };
+  };
+  {
+    BusyPool busy(2);
+    std::jthread b([&] { parallel_for(2, chunk_of('b')); });
+    while (detail::calls_on_the_pool() < 2) std::this_thread::yield();
+    std::jthread c([&] { parallel_for(2, chunk_of('c')); });
+    while (detail::calls_on_the_pool() < 3) std::this_thread::yield();
+    busy.open();
+  }
+  set_worker_threads(std::thread::hardware_concurrency());
+  ASSERT_EQ(order.size(), 4u);
+  std::string first_two = order.substr(0, 2);
   std::ranges::sort(first_two);
-  EXPECT_EQ(first_two, "bc") << std::string(starts.order.begin(), starts.order.end());
+  EXPECT_EQ(first_two, "bc") << order;
 }
 
-// A call under DedicatedThreads does not queue behind a busy pool: it ends while the pool's
-// chunks still run.
+// A call under DedicatedThreads does not queue behind a busy pool: it ends while every pool
+// thread is still held.
 TEST(Parallel, ACallOnDedicatedThreadsDoesNotWaitForThePool) {
-  ChunkStarts starts;
-  start_calls_behind_a_busy_pool(3, {{'b', false}, {'d', true}}, starts);
-  EXPECT_EQ(std::string(starts.order.begin(), starts.order.end()), "dddbbb");
+  set_worker_threads(2);
+  {
+    BusyPool busy(2);
+    auto dedicated = std::async(std::launch::async, [] {
+      const DedicatedThreads scope;
+      std::atomic<size_t> items = 0;
+      parallel_for(100, [&](size_t begin, size_t end) { items += end - begin; });
+      return items.load();
+    });
+    ASSERT_EQ(dedicated.wait_for(std::chrono::seconds(60)), std::future_status::ready)
+        << "the call waited for the busy pool";
+    EXPECT_EQ(dedicated.get(), 100u);
+  }
+  set_worker_threads(std::thread::hardware_concurrency());
 }
 
 TEST(Parallel, ANestedCallRunsInlineAndAChunksExceptionReachesTheCaller) {
