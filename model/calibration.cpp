@@ -292,6 +292,13 @@ struct CopyWaits {
   double beyond_s = 0;
 };
 
+// A worker's host work as a span measured it, beside the syntheses running meanwhile.
+struct HostWorkSpan {
+  trace::Phase phase;
+  double synthesizing;  // the time-weighted mean over the span
+  double seconds;
+};
+
 // What the traces say of each cost the model asks for, before any fit.
 struct TraceEvidence {
   using Points = std::pair<std::vector<double>, std::vector<double>>;  // (x, y)
@@ -303,6 +310,7 @@ struct TraceEvidence {
   std::vector<double> synth_inverse_cores;  // per synthesis span: the mean of 1 / its cores
   std::map<bool, Points> h2d_points;        // pinned? -> (synthesizing threads, s/GB above the link)
   std::vector<double> assemble_s, verify_s, section_idle_s, split_s;
+  std::vector<HostWorkSpan> host_work;  // assembly, verification and witness split spans
   AssemblyEvidence assembly;
 };
 
@@ -374,10 +382,11 @@ void gather_evidence(const std::filesystem::path& trace_csv, TraceEvidence& evid
       // a/b/c copies only: a span without items carries key points or witness scalars
       evidence.h2d_points[pinned].first.push_back(mean_synthesizing(synth_spans, span.start_s, span.end_s));
       evidence.h2d_points[pinned].second.push_back(span.duration_s() / (double(span.bytes) / 1e9) - 1 / link_gbps);
-    } else if (span.phase == trace::Phase::assemble) {
-      evidence.assemble_s.push_back(span.duration_s());
-    } else if (span.phase == trace::Phase::verify) {
-      evidence.verify_s.push_back(span.duration_s());
+    } else if (span.phase == trace::Phase::assemble || span.phase == trace::Phase::verify ||
+               span.phase == trace::Phase::witness_split) {
+      if (span.phase == trace::Phase::assemble) evidence.assemble_s.push_back(span.duration_s());
+      if (span.phase == trace::Phase::verify) evidence.verify_s.push_back(span.duration_s());
+      evidence.host_work.push_back({span.phase, mean_synthesizing(synth_spans, span.start_s, span.end_s), span.duration_s()});
     }
   }
 }
@@ -551,9 +560,38 @@ void fit_h2d_paths(const TraceEvidence& evidence, CalibrationFit& fit) {
   if (!evidence.h2d_points.empty()) fit.synth_memory_load_threads = 1.0;  // the H2D fits count synthesis threads
 }
 
+// Host work spans at one number of syntheses that give it a load factor.
+constexpr std::size_t kLoadFactorSpans = 8;
+
+// Each host work span's time relative to its phase's median, by the number of syntheses running
+// through it (rounded): the median at each number at least kLoadFactorSpans spans saw, a number
+// between two of them at the one below, one below the first at the first; none where fewer than
+// two numbers were seen.
+std::optional<std::vector<double>> host_work_load_factors(const std::vector<HostWorkSpan>& spans) {
+  std::map<trace::Phase, std::vector<double>> seconds;
+  for (const HostWorkSpan& span : spans) seconds[span.phase].push_back(span.seconds);
+  std::map<trace::Phase, double> median;
+  for (auto& [phase, values] : seconds) median[phase] = trace::upper_median(std::move(values));
+  std::map<std::uint32_t, std::vector<double>> relative;  // syntheses -> times relative to the median
+  for (const HostWorkSpan& span : spans)
+    if (median[span.phase] > 0)
+      relative[std::uint32_t(std::lround(span.synthesizing))].push_back(span.seconds / median[span.phase]);
+  std::erase_if(relative, [](const auto& entry) { return entry.second.size() < kLoadFactorSpans; });
+  if (relative.size() < 2) return std::nullopt;
+  std::vector<double> factors;
+  for (auto& [synthesizing, values] : relative) {
+    const double factor = trace::upper_median(std::move(values));
+    factors.resize(synthesizing, factors.empty() ? factor : factors.back());
+    factors.push_back(factor);
+  }
+  return factors;
+}
+
 // The host's work: assembly and verification (medians), the compute section's host time and the
-// witness split (medians, reported), and whether assembly holds the compute section.
+// witness split (medians, reported), their load factors, and whether assembly holds the compute
+// section.
 void fit_host_work(TraceEvidence& evidence, CalibrationFit& fit) {
+  fit.host_work_load_factors = host_work_load_factors(evidence.host_work);
   if (!evidence.assemble_s.empty()) fit.assemble_s = trace::upper_median(evidence.assemble_s);
   if (!evidence.verify_s.empty()) fit.verify_s = trace::upper_median(evidence.verify_s);
   auto reported_median = [&](std::optional<double>& value, const char* name, const char* y_name, std::vector<double>& y) {
@@ -589,6 +627,7 @@ void merge_fit(CalibrationFit& into, CalibrationFit from) {
   take(into.h2d_pageable, from.h2d_pageable);
   take(into.synth_time_factors, from.synth_time_factors);
   take(into.synth_cores_factors, from.synth_cores_factors);
+  take(into.host_work_load_factors, from.host_work_load_factors);
   for_each_calibration_value([&](auto, auto, double, double, auto& target, auto& source) { take(target, source); }, into,
                              from);
   for (auto& [phase, cost] : from.gpu_phase_cost) into.gpu_phase_cost[phase] = cost;
@@ -613,11 +652,14 @@ std::string calibration_toml(const CalibrationFit& fit, const std::string& prove
         put(table == "cpu" ? cpu : synthesis, key, value);
       },
       fit);
-  if (fit.synth_time_factors) {
-    toml::array factors;
-    for (double factor : *fit.synth_time_factors) factors.push_back(factor);
-    synthesis.insert("time_factors", std::move(factors));
-  }
+  auto put_numbers = [](toml::table& table, const char* key, const std::optional<std::vector<double>>& values) {
+    if (!values) return;
+    toml::array numbers;
+    for (double value : *values) numbers.push_back(value);
+    table.insert(key, std::move(numbers));
+  };
+  put_numbers(synthesis, "time_factors", fit.synth_time_factors);
+  put_numbers(cpu, "host_work_load_factors", fit.host_work_load_factors);
   if (fit.synth_cores_factors && !fit.synth_cores_factors->empty()) {
     toml::array cores, factors;
     for (const auto& [k, factor] : *fit.synth_cores_factors) cores.push_back(std::int64_t(k)), factors.push_back(factor);

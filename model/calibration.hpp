@@ -42,6 +42,7 @@ struct CalibrationFit {
   std::optional<double> compute_section_host_s;
   std::optional<double> witness_split_s;
   std::optional<double> verify_s;
+  std::optional<std::vector<double>> host_work_load_factors;  // where host work ran at several loads
   std::map<trace::Phase, PhaseCost> gpu_phase_cost;
   std::vector<FitReport> reports;
 };
@@ -71,7 +72,11 @@ double idle_pinned_gbps(const std::vector<H2dBenchmarkRow>& rows);
 // copy), which the reports count. Besides the fits: assemble_s and
 // verify_s are the medians of those spans; compute_section_host_s the median idle time inside a
 // GPU attempt's kernel window; witness_split_s the median time from a copy's end to its first
-// kernel where the GPU was free (trace_attempts.hpp); synth_time_factors every synthesis's
+// kernel where the GPU was free (trace_attempts.hpp); host_work_load_factors, where the assembly,
+// verification and witness split spans (schema 2) ran beside two or more numbers of syntheses
+// (the mean over a span, rounded) that at least 8 spans each saw: for each such number n, the
+// median of those spans' times relative to their phase's median (a number between two of them
+// at the one below, a number below the first at the first); synth_time_factors every synthesis's
 // time relative to the synthesis fit, scaled to mean 1, in the order they started (the model
 // draws from them);
 // synth_parallel_fraction the p (0, 0.01 .. 0.99) whose synthesis fit leaves the smallest

@@ -63,14 +63,37 @@ inline double copy_rate_gbps(const Scenario& scenario, const H2dPathCost& path, 
          slowdown;
 }
 
-// The rate of each execution on the CPU host: synthesis threads slow each other (memory
-// bandwidth, caches): with n synthesizing, a core runs at 1 / (1 + slowdown * (n - 1)); with more
-// executions than cores, they share the cores equally.
+// What each of `sharing` executions on `cores` cores gets of one: all of it, or an equal share.
+inline double core_share(std::uint32_t cores, std::uint32_t sharing) {
+  return sharing > cores ? double(cores) / double(sharing) : 1.0;
+}
+
+// How much slower a core runs with `synthesizing` synthesis threads slowing each other (memory
+// bandwidth, caches): 1 + slowdown * (n - 1).
+inline double memory_slowdown(double slowdown_per_extra_thread, std::uint32_t synthesizing) {
+  return 1 + slowdown_per_extra_thread * double(std::max<std::uint32_t>(synthesizing, 1) - 1);
+}
+
+// The rate of each execution on the CPU host: a core at 1 / memory_slowdown; with more executions
+// than cores, they share the cores equally.
 inline double host_rate(std::uint32_t cores, double slowdown_per_extra_thread, std::uint32_t synthesizing,
                         std::uint32_t executing) {
-  const double core_speed = 1.0 / (1 + slowdown_per_extra_thread * double(std::max<std::uint32_t>(synthesizing, 1) - 1));
-  const std::uint32_t sharing = synthesizing + executing;
-  return sharing > cores ? core_speed * (double(cores) / double(sharing)) : core_speed;
+  return core_share(cores, synthesizing + executing) / memory_slowdown(slowdown_per_extra_thread, synthesizing);
+}
+
+// The rate of each worker's host work (split, assembly, verification) beside `synthesizing`
+// syntheses: 1 / the calibration's load factor where it measured that many; beyond them, the last
+// factor grown by the memory slowdown since; none measured: host_rate.
+inline double execution_rate(const Scenario& scenario, std::uint32_t synthesizing, std::uint32_t executing) {
+  const std::vector<double>& factors = scenario.calibration.host_work_load_factors;
+  const double slowdown = scenario.calibration.synth_slowdown_per_extra_thread;
+  const std::uint32_t cores = scenario.hardware.cores;
+  if (factors.empty()) return host_rate(cores, slowdown, synthesizing, executing);
+  const std::uint32_t last = std::uint32_t(factors.size() - 1);
+  const double factor = synthesizing <= last ? factors[synthesizing]
+                                             : factors[last] * memory_slowdown(slowdown, synthesizing) /
+                                                   memory_slowdown(slowdown, last);
+  return core_share(cores, synthesizing + executing) / factor;
 }
 
 // The rate of each synthesis, in one-core seconds of its work per second, with `synthesizing`

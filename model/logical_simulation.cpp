@@ -73,8 +73,7 @@ class LogicalMachine {
     const std::uint32_t executing = running(executing_) + (&running_work == &executing_);
     const double rate = &running_work == &synthesizing_
                             ? synthesis_rate(scenario_, synthesizing, executing)
-                            : host_rate(scenario_.hardware.cores, scenario_.calibration.synth_slowdown_per_extra_thread,
-                                        synthesizing, executing);
+                            : execution_rate(scenario_, synthesizing, executing);
     const double end_s = start_s + core_s / rate;
     const auto work = running_work.emplace(start_s, end_s);
     runtime_.sleep_until(end_s);

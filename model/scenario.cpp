@@ -262,6 +262,8 @@ Calibration read_calibration(TableReader& root, double link_gbps) {
   calibration.synth_time_factors =
       synthesis.numbers("time_factors", [](double factor) { return factor > 0 && factor <= 100; }, "numbers in (0, 100]");
   read_cores_factors(synthesis, calibration.synth_cores_factors);
+  calibration.host_work_load_factors = cpu.numbers(
+      "host_work_load_factors", [](double factor) { return factor > 0 && factor <= 100; }, "numbers in (0, 100]");
   synthesis.reject_unknown_keys();
   cpu.reject_unknown_keys();
 

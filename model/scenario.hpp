@@ -86,6 +86,10 @@ struct Calibration {
   // engine's witness split): another worker's kernels may run meanwhile.
   double witness_split_s = 0;
   double verify_s = 0;  // CPU seconds to verify a proof, on the worker after assembly (0: no verify)
+  // How much longer than its cost above a worker's host work (split, assembly, verification) takes
+  // with n syntheses running: entry n, the last for more (execution_rate reads it). Empty: the
+  // syntheses' memory slowdown (host_rate), as before the calibration measured it.
+  std::vector<double> host_work_load_factors;
   std::map<trace::Phase, PhaseCost> gpu_phase_cost;  // only phases listed are simulated
 };
 

@@ -165,12 +165,11 @@ class CpuHost {
       : host_(host), scenario_(scenario), workers_(workers) {}
 
   // The rate of each execution on the host, the pstate table's entries in pstate order.
-  static std::vector<double> rates_by_pstate(std::uint32_t cores, double slowdown_per_extra_thread,
-                                             std::uint32_t synthesis_threads, std::uint32_t workers) {
+  static std::vector<double> rates_by_pstate(const Scenario& scenario, std::uint32_t workers) {
     std::vector<double> rates;
-    for (std::uint32_t synthesizing = 0; synthesizing <= synthesis_threads; ++synthesizing)
+    for (std::uint32_t synthesizing = 0; synthesizing <= scenario.policy.synthesis_threads; ++synthesizing)
       for (std::uint32_t executing = 0; executing <= workers; ++executing)
-        rates.push_back(host_rate(cores, slowdown_per_extra_thread, synthesizing, executing));
+        rates.push_back(execution_rate(scenario, synthesizing, executing));
     return rates;
   }
 
@@ -219,8 +218,7 @@ class CpuHost {
     advance_to_now();
     synthesizing_ = synthesizing;
     executing_ = executing;
-    const double new_rate = host_rate(scenario_.hardware.cores, scenario_.calibration.synth_slowdown_per_extra_thread,
-                                      synthesizing, executing);
+    const double new_rate = execution_rate(scenario_, synthesizing, executing);
     const double new_synthesis_rate = synthesis_rate(scenario_, synthesizing, executing);
     if (new_rate != rate_) host_->set_pstate(int(synthesizing * (workers_ + 1) + executing));
     rate_ = new_rate;
@@ -378,9 +376,7 @@ void build_platform(SimgridMachine& sim) {
   sg4::NetZone* zone = sg4::create_full_zone("host0");
   // Speeds of 1 flop/s (the CPU at pstate 0): an execution's flops are its seconds on one core or one GPU.
   const std::uint32_t workers = hardware.gpus * sim.scenario.policy.workers_per_gpu;
-  const double slowdown = sim.scenario.calibration.synth_slowdown_per_extra_thread;
-  sg4::Host* cpu = zone->create_host("cpu", CpuHost::rates_by_pstate(hardware.cores, slowdown,
-                                                                      sim.scenario.policy.synthesis_threads, workers))
+  sg4::Host* cpu = zone->create_host("cpu", CpuHost::rates_by_pstate(sim.scenario, workers))
                        ->set_core_count(int(std::max(hardware.cores, workers)))
                        ->seal();
   sim.cpu = std::make_unique<CpuHost>(cpu, sim.scenario, workers);

@@ -205,6 +205,32 @@ TEST(Calibration, RecoversHowSynthesisTimesVary) {
   EXPECT_EQ(written["synthesis"]["time_factors"].as_array()->size(), fit.synth_time_factors->size());
 }
 
+// Where a worker's host work takes 1, 1.6 and 2.4 times its cost beside none, one and two
+// syntheses (two workers, so that verification and splits run during syntheses), the fit finds
+// those ratios, relative to the work's median, and the calibration file carries them.
+TEST(Calibration, RecoversHowHostWorkSlowsBesideSyntheses) {
+  testing::ScratchDirectory scratch;
+  Scenario truth = parse_scenario_text(testing::small_scenario_text(), "small.toml", ".").base;
+  truth = with_setting(truth, "workload.partitions", "40");
+  truth = with_setting(truth, "cpu.verify_s", "0.05");
+  truth = with_setting(truth, "cpu.witness_split_s", "0.03");
+  truth = with_setting(truth, "cpu.host_work_load_factors", "[1.0, 1.6, 2.4]");
+  std::vector<std::filesystem::path> traces;
+  for (const char* threads : {"1", "2"}) {
+    traces.push_back(scratch.path() / fmt::format("threads{}.csv", threads));
+    write_simulated_trace(with_setting(truth, "policy.synthesis_threads", threads), traces.back());
+  }
+  const CalibrationFit fit = fit_traces(traces);
+  ASSERT_TRUE(fit.host_work_load_factors);
+  ASSERT_GE(fit.host_work_load_factors->size(), 3u);
+  const std::vector<double>& factors = *fit.host_work_load_factors;
+  EXPECT_NEAR(factors[1] / factors[0], 1.6, 0.1);
+  EXPECT_NEAR(factors[2] / factors[0], 2.4, 0.15);
+  const toml::table written = toml::parse(calibration_toml(fit, "test"));
+  ASSERT_TRUE(written["cpu"]["host_work_load_factors"].as_array());
+  EXPECT_EQ(written["cpu"]["host_work_load_factors"].as_array()->size(), factors.size());
+}
+
 // A calibration file reads back into a scenario as the fit it was written from, each number to six
 // significant digits (toml++ writes them so).
 TEST(Calibration, AWrittenCalibrationReadsBackAsItsFit) {
@@ -222,6 +248,7 @@ TEST(Calibration, AWrittenCalibrationReadsBackAsItsFit) {
   fit.compute_section_host_s = 2.4941e-05;
   fit.witness_split_s = 0.116481;
   fit.verify_s = 0.0127343;
+  fit.host_work_load_factors = std::vector<double>{0.791486, 1.113161};
   fit.gpu_phase_cost[trace::Phase::msm_a] = {0.0548077, 0.001, 0.0071234567};
   fit.gpu_phase_cost[trace::Phase::ntt] = {0.0305552, 0.0, std::nullopt};
   testing::ScratchDirectory scratch;
@@ -248,6 +275,8 @@ TEST(Calibration, AWrittenCalibrationReadsBackAsItsFit) {
   expect_close(read.compute_section_host_s, *fit.compute_section_host_s);
   expect_close(read.witness_split_s, *fit.witness_split_s);
   expect_close(read.verify_s, *fit.verify_s);
+  ASSERT_EQ(read.host_work_load_factors.size(), 2u);
+  expect_close(read.host_work_load_factors[1], fit.host_work_load_factors->at(1));
   ASSERT_EQ(read.gpu_phase_cost.size(), 2u);
   const PhaseCost& msm_a = read.gpu_phase_cost.at(trace::Phase::msm_a);
   expect_close(msm_a.fixed_s, 0.0548077);
