@@ -309,7 +309,7 @@ struct TraceEvidence {
   std::vector<double> synth_extra_threads, synth_s_per_mconstraint;
   std::vector<double> synth_inverse_cores;  // per synthesis span: the mean of 1 / its cores
   std::map<bool, Points> h2d_points;        // pinned? -> (synthesizing threads, s/GB above the link)
-  std::vector<double> assemble_s, verify_s, section_idle_s, split_s;
+  std::vector<double> section_idle_s, split_s;
   std::vector<HostWorkSpan> host_work;  // assembly, verification and witness split spans
   AssemblyEvidence assembly;
 };
@@ -384,8 +384,6 @@ void gather_evidence(const std::filesystem::path& trace_csv, TraceEvidence& evid
       evidence.h2d_points[pinned].second.push_back(span.duration_s() / (double(span.bytes) / 1e9) - 1 / link_gbps);
     } else if (span.phase == trace::Phase::assemble || span.phase == trace::Phase::verify ||
                span.phase == trace::Phase::witness_split) {
-      if (span.phase == trace::Phase::assemble) evidence.assemble_s.push_back(span.duration_s());
-      if (span.phase == trace::Phase::verify) evidence.verify_s.push_back(span.duration_s());
       evidence.host_work.push_back({span.phase, mean_synthesizing(synth_spans, span.start_s, span.end_s), span.duration_s()});
     }
   }
@@ -563,19 +561,25 @@ void fit_h2d_paths(const TraceEvidence& evidence, CalibrationFit& fit) {
 // Host work spans at one number of syntheses that give it a load factor.
 constexpr std::size_t kLoadFactorSpans = 8;
 
+// The median of each host work phase's spans.
+std::map<trace::Phase, double> host_work_medians(const std::vector<HostWorkSpan>& spans) {
+  std::map<trace::Phase, std::vector<double>> seconds;
+  for (const HostWorkSpan& span : spans) seconds[span.phase].push_back(span.seconds);
+  std::map<trace::Phase, double> medians;
+  for (auto& [phase, values] : seconds) medians[phase] = trace::upper_median(std::move(values));
+  return medians;
+}
+
 // Each host work span's time relative to its phase's median, by the number of syntheses running
 // through it (rounded): the median at each number at least kLoadFactorSpans spans saw, a number
 // between two of them at the one below, one below the first at the first; none where fewer than
 // two numbers were seen.
-std::optional<std::vector<double>> host_work_load_factors(const std::vector<HostWorkSpan>& spans) {
-  std::map<trace::Phase, std::vector<double>> seconds;
-  for (const HostWorkSpan& span : spans) seconds[span.phase].push_back(span.seconds);
-  std::map<trace::Phase, double> median;
-  for (auto& [phase, values] : seconds) median[phase] = trace::upper_median(std::move(values));
+std::optional<std::vector<double>> host_work_load_factors(const std::vector<HostWorkSpan>& spans,
+                                                          const std::map<trace::Phase, double>& medians) {
   std::map<std::uint32_t, std::vector<double>> relative;  // syntheses -> times relative to the median
   for (const HostWorkSpan& span : spans)
-    if (median[span.phase] > 0)
-      relative[std::uint32_t(std::lround(span.synthesizing))].push_back(span.seconds / median[span.phase]);
+    if (const double median = medians.at(span.phase); median > 0)
+      relative[std::uint32_t(std::lround(span.synthesizing))].push_back(span.seconds / median);
   std::erase_if(relative, [](const auto& entry) { return entry.second.size() < kLoadFactorSpans; });
   if (relative.size() < 2) return std::nullopt;
   std::vector<double> factors;
@@ -591,9 +595,10 @@ std::optional<std::vector<double>> host_work_load_factors(const std::vector<Host
 // witness split (medians, reported), their load factors, and whether assembly holds the compute
 // section.
 void fit_host_work(TraceEvidence& evidence, CalibrationFit& fit) {
-  fit.host_work_load_factors = host_work_load_factors(evidence.host_work);
-  if (!evidence.assemble_s.empty()) fit.assemble_s = trace::upper_median(evidence.assemble_s);
-  if (!evidence.verify_s.empty()) fit.verify_s = trace::upper_median(evidence.verify_s);
+  const std::map<trace::Phase, double> medians = host_work_medians(evidence.host_work);
+  fit.host_work_load_factors = host_work_load_factors(evidence.host_work, medians);
+  if (const auto assemble = medians.find(trace::Phase::assemble); assemble != medians.end()) fit.assemble_s = assemble->second;
+  if (const auto verify = medians.find(trace::Phase::verify); verify != medians.end()) fit.verify_s = verify->second;
   auto reported_median = [&](std::optional<double>& value, const char* name, const char* y_name, std::vector<double>& y) {
     if (y.empty()) return;
     fit.reports.push_back(median_report(name, y_name, std::move(y)));
