@@ -232,6 +232,26 @@ struct DeviceCompute {
     const Fr* of_scalars = nullptr;
   };
   WitnessDigits witness_digits[2];  // [layout.over_table()]
+
+  // Allocates now every workspace `pk`'s proofs take over `key` (its tables where it has them),
+  // the sizes the device-memory plan counts, so that no kernel call allocates inside the compute
+  // section: an allocation waits for all of the device's work, another worker's copies included.
+  void reserve(const ProvingKey& pk, const DeviceKey& key, cudaStream_t stream) {
+    std::lock_guard lock(busy);
+    ntt.reserve_quotient(ntt::Domain(int(pk.lg_domain)), stream);
+    g1.reserve(std::max<size_t>(pk.domain_size(), pk.num_vars), true);
+    g2.reserve(pk.num_vars, false);
+    witness_digits[0].digits.reserve(pk.num_vars);
+    const auto over_table = [&](auto& msm, const auto* table) {
+      if (!table) return;
+      const msm::DigitLayout layout = msm::DigitLayout::fixed_base(table->sets());
+      msm.reserve(table->n(), true, table->window_bits(), layout);
+      witness_digits[1].digits.reserve(pk.num_vars, table->window_bits(), layout);
+    };
+    for (const auto* points : {&pk.a, &pk.b1, &pk.l, &pk.h}) over_table(g1, key.table(std::span<const G1Affine>(*points)));
+    over_table(g2, key.table(std::span<const G2Affine>(pk.b2)));
+    CUDA_OK(cudaStreamSynchronize(stream));
+  }
 };
 
 // memcpy spread over the cores this thread may use.
@@ -534,6 +554,8 @@ std::string CudaBackend::prepare(const ProvingKey& pk, std::span<const FixedBase
   const std::shared_ptr<const DeviceKey> key = DeviceKey::of(pk, fixed_bases, impl_->stream.get(), uploaded);
   impl_->g1_bases.use(key);
   impl_->g2_bases.use(key);
+  impl_->compute->reserve(pk, *key, impl_->stream.get());
+  impl_->quotient.reserve(3 * pk.domain_size());
   const WorkspaceBytes workspace(pk);
   std::string held = fmt::format(
       "cuda: key bases {:.1f} MiB on the device ({}); shared workspace: NTT {:.1f} MiB, G1 MSM {:.1f} MiB, "

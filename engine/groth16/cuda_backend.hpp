@@ -15,7 +15,9 @@
 // ascending, as the witness split makes them.
 // The kernels' workspaces (NTT tables, MSM buckets, a witness's digits) are one per context too,
 // shared by its backends: their kernel calls take turns (the engine's compute section already
-// keeps them apart). What a backend stages is its own: the quotient's inputs travel once, through
+// keeps them apart). prepare() allocates them, and this backend's quotient, at the sizes the
+// key's proofs take, so that no proof allocates device memory (an allocation waits for all of the
+// device's work, another worker's copies included). What a backend stages is its own: the quotient's inputs travel once, through
 // stage_quotient_inputs(); a proof's witness splits once, through stage_witness(): copied into a
 // page-locked buffer (then one copy on the witness copy stream) or straight from the splits'
 // pageable vectors, as asked; later calls on those splits read the device copy, and the split of

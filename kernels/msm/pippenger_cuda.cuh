@@ -29,8 +29,9 @@
 // CudaMsm<Curve>::sum() is the batch addition sum_i bases[index[i]]: XYZZ chains filling the GPU,
 // then a tree of their sums.
 // workspace_bytes() says how much device memory a call of size n takes before it runs; the
-// workspace is kept between calls (grow-only). One CudaMsm (and one CudaMsmDigits) per stream;
-// not thread-safe.
+// workspace is kept between calls (grow-only), and reserve() allocates it before the first call:
+// an allocation (cudaFree, cudaMalloc) waits for all of the device's work, other threads' copies
+// included. One CudaMsm (and one CudaMsmDigits) per stream; not thread-safe.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -213,6 +214,8 @@ class CudaMsmDigits {
   // later work may read sorted().
   void compute(const Fr* d_scalars, size_t n, cudaStream_t stream, int window_bits = 0,
                DigitLayout layout = DigitLayout::per_window());
+  // Allocates now what compute() of up to n scalars takes, so that no such call allocates.
+  void reserve(size_t n, int window_bits = 0, DigitLayout layout = DigitLayout::per_window());
   const SortedDigits& sorted() const { return sorted_; }
 
  private:
@@ -259,6 +262,10 @@ class CudaMsm {
   static size_t workspace_bytes(size_t n, int window_bits = 0, DigitLayout layout = DigitLayout::per_window());
   // Device bytes sum() of n points takes.
   static size_t sum_workspace_bytes(size_t n);
+  // Allocates now what msm() of up to n scalars in `layout` (with its own decomposition where
+  // `from_scalars`: the calls that take scalars rather than digits) and sum() of up to n points
+  // take, so that no such call allocates.
+  void reserve(size_t n, bool from_scalars, int window_bits = 0, DigitLayout layout = DigitLayout::per_window());
 
   // sum_i scalars[i] * bases[base_index ? base_index[i] : i] for i < n. All pointers are device
   // pointers; the call returns when the result is on the host.

@@ -88,6 +88,10 @@ size_t CudaMsmDigits::workspace_bytes(size_t n, int window_bits, DigitLayout lay
   return DigitsLayout(n, resolve_window_bits(n, window_bits, layout), layout, nullptr).bytes;
 }
 
+void CudaMsmDigits::reserve(size_t n, int window_bits, DigitLayout layout) {
+  workspace_.reserve(workspace_bytes(n, window_bits, layout));
+}
+
 void CudaMsmDigits::compute(const Fr* d_scalars, size_t n, cudaStream_t stream, int window_bits, DigitLayout layout) {
   const int c = resolve_window_bits(n, window_bits, layout);
   if (MsmShape(n, c, layout).set_pairs >= kSignBit)

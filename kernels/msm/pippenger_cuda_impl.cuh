@@ -389,6 +389,13 @@ size_t CudaMsm<Curve>::sum_workspace_bytes(size_t n) {
 }
 
 template <class Curve>
+void CudaMsm<Curve>::reserve(size_t n, bool from_scalars, int window_bits, DigitLayout layout) {
+  const int c = resolve_window_bits(n, window_bits, layout);
+  if (from_scalars) digits_.reserve(n, c, layout);
+  workspace_.reserve(std::max(BucketLayout<Curve>(n, c, layout, nullptr).bytes, sum_workspace_bytes(n)));
+}
+
+template <class Curve>
 typename CudaMsm<Curve>::Point CudaMsm<Curve>::msm(const Affine* d_bases, const uint32_t* d_base_index,
                                                    const Fr* d_scalars, size_t n, cudaStream_t stream,
                                                    int window_bits) {

@@ -270,9 +270,19 @@ void CudaNtt::coset_ntt(Fr* d_data, const Domain& domain, const Fr& shift, cudaS
   transform(d_data, domain, Direction::forward, {&scale, nullptr}, {}, stream);
 }
 
+// iNTT then onto the coset: y_i * n^-1 * shift^i, in the iNTT's last pass.
+const PowerTable& CudaNtt::to_coset(const Domain& domain, cudaStream_t stream) {
+  return powers(domain.coset_shift, domain.n_inv, domain.lg_n, stream);
+}
+
+void CudaNtt::reserve_quotient(const Domain& domain, cudaStream_t stream) {
+  if (plan_ntt_passes(domain.lg_n).size() > 1) scratch_.reserve(domain.n);
+  twiddles(domain, stream);
+  to_coset(domain, stream);
+}
+
 void CudaNtt::quotient_evaluations(Fr* d_a, Fr* d_b, Fr* d_c, const Domain& domain, cudaStream_t stream) {
-  // iNTT then onto the coset: y_i * n^-1 * shift^i, in the iNTT's last pass.
-  const PowerTable& to_coset = powers(domain.coset_shift, domain.n_inv, domain.lg_n, stream);
+  const PowerTable& to_coset = this->to_coset(domain, stream);
   for (Fr* v : {d_a, d_b, d_c}) transform(v, domain, Direction::inverse, {nullptr, &to_coset}, {}, stream);
   transform(d_a, domain, Direction::forward, {}, {}, stream);
   transform(d_b, domain, Direction::forward, {}, {}, stream);

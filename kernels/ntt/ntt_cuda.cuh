@@ -14,7 +14,9 @@
 // costs one product, and none where its twiddle is omega^0 (all of stage 0, half of stage 1, ...).
 // Twiddle and coset tables are computed once per size (and shift) and kept; the scratch buffer
 // grows to the largest size seen. workspace_bytes() says how much device memory a size needs
-// beyond its data, before anything runs. One CudaNtt per stream; not thread-safe.
+// beyond its data, before anything runs; reserve_quotient() builds and allocates it before the
+// first quotient (an allocation waits for all of the device's work, other threads' copies
+// included). One CudaNtt per stream; not thread-safe.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -66,6 +68,8 @@ class CudaNtt {
   void intt(Fr* d_data, const Domain& domain, cudaStream_t stream);
   void coset_ntt(Fr* d_data, const Domain& domain, const Fr& shift, cudaStream_t stream);
   void quotient_evaluations(Fr* d_a, Fr* d_b, Fr* d_c, const Domain& domain, cudaStream_t stream);
+  // Builds now the tables and scratch quotient_evaluations() of `domain` takes, so that it allocates nothing.
+  void reserve_quotient(const Domain& domain, cudaStream_t stream);
 
  private:
   enum class Direction { forward, inverse };
@@ -83,6 +87,8 @@ class CudaNtt {
   // omega^e for e < n/2, built once per size; the inverse transform reads it too.
   const Fr* twiddles(const Domain& domain, cudaStream_t stream);
   const PowerTable& powers(const Fr& base, const Fr& factor, int lg_count, cudaStream_t stream);
+  // n^-1 * shift^i, the quotient's iNTT's last-pass scale onto the coset.
+  const PowerTable& to_coset(const Domain& domain, cudaStream_t stream);
 
   using TableKey = std::tuple<std::array<uint64_t, 4>, std::array<uint64_t, 4>, int>;
   std::map<TableKey, PowerTable> tables_;

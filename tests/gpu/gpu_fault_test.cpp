@@ -35,12 +35,6 @@ const SmallKey& gpu_key() {
   return key;
 }
 
-size_t free_device_bytes() {
-  size_t free = 0, total = 0;
-  CUDA_OK(cudaMemGetInfo(&free, &total));
-  return free;
-}
-
 // Bytes of this process's mappings of the NVIDIA device files: its page-locked host memory among them.
 size_t nvidia_mapped_bytes() {
   std::ifstream maps("/proc/self/maps");
@@ -72,10 +66,10 @@ enum class MemoryCheck { after_the_job, none };
 // NVIDIA mappings are back where they were once the job's contexts are gone (unless `memory` is none).
 FakeJobOutcome run_checked(const char* kind, const Settings& settings, MemoryCheck memory = MemoryCheck::after_the_job) {
   const bool measured = memory == MemoryCheck::after_the_job;
-  const size_t device_before = measured ? free_device_bytes() : 0, mapped_before = nvidia_mapped_bytes();
+  const size_t device_before = measured ? test::free_device_bytes() : 0, mapped_before = nvidia_mapped_bytes();
   FakeJobOutcome outcome = testing::run_recorded_job(gpu_key(), job_partitions, settings);
   const JobReport& report = outcome.report;
-  const size_t device_after = measured ? free_device_bytes() : 0, mapped_after = nvidia_mapped_bytes();
+  const size_t device_after = measured ? test::free_device_bytes() : 0, mapped_after = nvidia_mapped_bytes();
   std::printf("faulty-cuda %s: %u partitions, %u proved, %zu reported failed, %u attempts retried, %zu workers lost, "
               "staging %s, injected %llu (%s), device memory free %+.1f MiB, NVIDIA mappings %+.1f MiB, %.2f s\n",
               kind, report.partitions, report.proved, report.failed.size(), report.failed_attempts,
@@ -204,7 +198,7 @@ struct TwoBackends {
 };
 
 TEST_F(GpuFaults, AResetBreaksOnlyItsWorkersContext) {
-  const size_t device_before = free_device_bytes();
+  const size_t device_before = test::free_device_bytes();
   {
     zkpipe::faults::FaultOptions options;
     options.device_reset_probability = 1;
@@ -213,7 +207,7 @@ TEST_F(GpuFaults, AResetBreaksOnlyItsWorkersContext) {
     const groth16::Verdict verdict = backends.prove_on_other();
     EXPECT_TRUE(verdict) << verdict.reason;
   }
-  EXPECT_GE(free_device_bytes() + (size_t{4} << 20), device_before) << "device memory not given back";
+  EXPECT_GE(test::free_device_bytes() + (size_t{4} << 20), device_before) << "device memory not given back";
 }
 
 // After a sticky error nothing in the process is trusted (on the H100 and H200 no new context can

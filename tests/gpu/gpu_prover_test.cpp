@@ -4,7 +4,7 @@
 // addition carries real work). make_backend("cuda") gives this backend. Streamed bases (no
 // prepare(), small chunks) give the same proof, and so does the engine's order (the witness
 // staged from pinned or pageable memory before the quotient and the MSMs), and so do fixed-base
-// tables of the key's arrays.
+// tables of the key's arrays; a prepared backend allocates nothing while it proves.
 #include <memory>
 #include <optional>
 #include <string>
@@ -181,6 +181,35 @@ TEST_P(GpuProver, FixedBaseTablesGiveTheCpuProof) {
   const std::vector<FixedBaseTable> two_sets{{KeyArray::a, 2}, {KeyArray::l, 2}, {KeyArray::b2, 2}};
   some.prepare(other_key, two_sets);
   expect_same_proof(prove(some, other_key, a_, b_, c_, z_, *blinding_), prove_on(tables));
+}
+
+// A prepared backend with its witness staging reserved allocates no device memory while it proves,
+// with and without tables: an allocation inside the compute section would wait for all of the
+// device's work, another worker's copies included. A backend gone before it proved the same way
+// first, loading the kernels (lazily loaded modules take device memory too).
+TEST_P(GpuProver, PreparedBackendAllocatesNothingWhileProving) {
+  SCOPED_TRACE(trace_);
+  using zkpipe::policy::FixedBaseTable;
+  using zkpipe::policy::KeyArray;
+  const std::vector<FixedBaseTable> no_tables, every_array{
+      {KeyArray::a, 1}, {KeyArray::b1, 1}, {KeyArray::l, 1}, {KeyArray::h, 1}, {KeyArray::b2, 1}};
+  for (const std::vector<FixedBaseTable>* tables : {&no_tables, &every_array}) {
+    SCOPED_TRACE(tables->empty() ? "no tables" : "a table of every array");
+    const auto prepared = [&] {
+      auto gpu = std::make_unique<CudaBackend>();
+      gpu->prepare(pk_, *tables);
+      gpu->reserve_witness_staging(pk_, WitnessHostMemory::pinned);
+      return gpu;
+    };
+    const auto staged_proof = [&](CudaBackend& gpu) {
+      expect_staged_proof(gpu, WitnessHostMemory::pinned, gpu.witness_split_memory());
+    };
+    staged_proof(*prepared());
+    const auto gpu = prepared();
+    const size_t free_before = test::free_device_bytes();
+    staged_proof(*gpu);
+    EXPECT_EQ(test::free_device_bytes(), free_before);
+  }
 }
 
 // The fixed-base tables' savings are estimated for the scalars each MSM multiplies: an array's

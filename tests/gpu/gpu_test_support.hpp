@@ -1,5 +1,6 @@
 // gpu_test_support.hpp — what every GPU test shares: a clean skip where no CUDA device exists,
-// and fresh random seeds that a failure prints (replay by exporting ZKPIPE_TEST_SEED).
+// fresh random seeds that a failure prints (replay by exporting ZKPIPE_TEST_SEED), and the
+// device's free bytes.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -22,6 +23,13 @@ inline uint64_t fresh_seed() {
   if (const char* fixed = std::getenv("ZKPIPE_TEST_SEED")) return std::strtoull(fixed, nullptr, 0);
   std::random_device device;
   return (uint64_t{device()} << 32) ^ device();
+}
+
+// The current device's free bytes, as the driver counts them.
+inline size_t free_device_bytes() {
+  size_t free = 0, total = 0;
+  CUDA_OK(cudaMemGetInfo(&free, &total));
+  return free;
 }
 
 }  // namespace zk::test
