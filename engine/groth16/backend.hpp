@@ -83,8 +83,8 @@ class ProverBackend {
     return {};
   }
   // Allocates, before the first proof, what stage_witness() needs for `pk`'s splits staged from
-  // `from` (a page-locked host buffer only where `from` is pinned); without it the first
-  // stage_witness() does. Returns what it allocated, a line for the job's log ("" where nothing).
+  // `from` (and the host block they are split into: page-locked where `from` is pinned); without
+  // it the first stage_witness() does. Returns what it allocated, a line for the job's log ("" where nothing).
   virtual std::string reserve_witness_staging(const ProvingKey&, WitnessHostMemory) { return {}; }
 
   // Given a, b, c evaluated on the n rows, leaves in `a` the values p_i = A(g_i)B(g_i) - C(g_i)
@@ -124,10 +124,11 @@ class ProverBackend {
   // and index lists of both splits to the backend's own memory, from `from`. Host backends keep
   // nothing (the default): their MSMs read the splits where they are.
   virtual StagedWitness stage_witness(const ProofSplits&, WitnessHostMemory /*from*/) { return {}; }
-  // The page-locked block (reserve_witness_staging(), pinned) that the next proof's splits may be
-  // split into (split_for_proof's `into`), so that stage_witness() copies them from there with no
-  // host copy first; valid until the next reserve, and written over by the next split into it.
-  // Empty where the backend has none (the default).
+  // The host block (reserve_witness_staging(): page-locked where staging is pinned) that the next
+  // proof's splits may be split into (split_for_proof's `into`), so that stage_witness() copies
+  // them from there with no host copy first and no split allocates; valid until the next
+  // reserve, and written over by the next split into it. Empty where the backend has none (the
+  // default).
   virtual std::span<std::byte> witness_split_memory() { return {}; }
 
   // The copies the backend made on its own since the last call, in the order they started (none

@@ -26,6 +26,7 @@
 #include "kernels/msm/pippenger_cuda.cuh"
 #include "kernels/ntt/ntt_cuda.cuh"
 #include "kernels/util/cuda_check.hpp"
+#include "kernels/util/default_init.hpp"
 #include "kernels/util/parallel.hpp"
 
 namespace zk::groth16 {
@@ -345,6 +346,8 @@ struct CudaBackend::Impl {
   // device copy, the copy's stream, the three splits (all, b, priv: empty when none is staged;
   // b may be all's arrays), and its number, unique in the process (the digits in `compute` name it).
   cuda::PinnedHostBuffer<uint8_t> witness_host;
+  UninitializedVector<std::byte> witness_pageable;  // the splits' block where they stage from pageable memory
+  std::span<std::byte> split_block;                 // the block of the last reserve_witness_staging()
   cuda::DeviceBuffer<uint8_t> witness_device;
   cuda::CudaStream witness_copy;
   std::array<StagedSplit, 3> staged;
@@ -577,17 +580,20 @@ std::string CudaBackend::prepare(const ProvingKey& pk, std::span<const FixedBase
 
 std::string CudaBackend::reserve_witness_staging(const ProvingKey& pk, WitnessHostMemory from) {
   const size_t bytes = split_capacity(pk);
-  impl_->witness_device.reserve(bytes);
-  if (from == WitnessHostMemory::pinned) impl_->witness_host.reserve(bytes);
-  return fmt::format("cuda: this worker's witness staging {:.1f} MiB on the device, {}\n", mib(bytes),
-                     from == WitnessHostMemory::pinned ? fmt::format("{:.1f} MiB pinned host", mib(bytes))
-                                                       : std::string("copied from the splits' pageable memory"));
+  Impl& impl = *impl_;
+  impl.witness_device.reserve(bytes);
+  if (from == WitnessHostMemory::pinned) {
+    impl.witness_host.reserve(bytes);
+    impl.split_block = {reinterpret_cast<std::byte*>(impl.witness_host.get()), impl.witness_host.bytes()};
+  } else {
+    if (impl.witness_pageable.size() < bytes) impl.witness_pageable.resize(bytes);
+    impl.split_block = impl.witness_pageable;
+  }
+  return fmt::format("cuda: this worker's witness staging {:.1f} MiB on the device, {:.1f} MiB {} host\n", mib(bytes),
+                     mib(bytes), from == WitnessHostMemory::pinned ? "pinned" : "pageable");
 }
 
-std::span<std::byte> CudaBackend::witness_split_memory() {
-  Impl& impl = *impl_;
-  return {reinterpret_cast<std::byte*>(impl.witness_host.get()), impl.witness_host.bytes()};
-}
+std::span<std::byte> CudaBackend::witness_split_memory() { return impl_->split_block; }
 
 StagedWitness CudaBackend::stage_witness(const ProofSplits& splits, WitnessHostMemory from) {
   Impl& impl = *impl_;

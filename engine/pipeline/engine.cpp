@@ -131,16 +131,15 @@ class EngineWork {
     }, [&] { staged = {}; });
   }
 
-  // The witness split on the host (into the backend's page-locked block where staging is pinned),
-  // then its one upload, both before the compute section. The upload's h2d span has no items: it
-  // moved no a/b/c.
+  // The witness split on the host (into the worker's block the backend keeps, page-locked where
+  // staging is pinned), then its one upload, both before the compute section. The upload's h2d
+  // span has no items: it moved no a/b/c.
   Step split(const runtime::Context& context, Attempt& attempt, StepSpans& spans) {
     Worker& worker = workers_[context.worker];
     const bool pinned = *settings_.staging == Staging::pinned;
     return on_device(context, [&] {
       double start_s = now_s();
-      attempt.splits = groth16::split_for_proof(attempt.z, *job_.pk,
-                                                pinned ? worker.backend->witness_split_memory() : std::span<std::byte>());
+      attempt.splits = groth16::split_for_proof(attempt.z, *job_.pk, worker.backend->witness_split_memory());
       spans.push_back({Phase::witness_split, Where::host, start_s, now_s(), 0, attempt.z.size()});
       start_s = now_s();
       attempt.staged_witness.emplace(worker.backend->stage_witness(

@@ -133,8 +133,8 @@ TEST_P(GpuProver, StreamedChunksAreReportedAsCopies) {
   EXPECT_TRUE(prepared.take_copies().empty());
 }
 
-// The witness staged from pinned and from pageable memory, on prepared and on streamed bases,
-// gives the CPU's proof. Once its StagedWitness is gone, a proof of another witness (whose splits
+// The witness staged from pinned and from pageable memory, split into its own memory or into the
+// backend's block, on prepared and on streamed bases, gives the CPU's proof. Once its StagedWitness is gone, a proof of another witness (whose splits
 // may take the freed splits' addresses) is the CPU's too: the backend no longer reads the copy.
 TEST_P(GpuProver, StagedWitnessGivesTheCpuProof) {
   SCOPED_TRACE(trace_);
@@ -146,11 +146,9 @@ TEST_P(GpuProver, StagedWitnessGivesTheCpuProof) {
       SCOPED_TRACE(std::string(gpu == &prepared ? "prepared" : "streamed") + " bases, staged from " +
                    (from == WitnessHostMemory::pinned ? "pinned" : "pageable") + " memory");
       expect_staged_proof(*gpu, from);
-      if (from == WitnessHostMemory::pinned) {  // split straight into the backend's page-locked block
-        gpu->reserve_witness_staging(pk_, from);
-        ASSERT_GE(gpu->witness_split_memory().size(), split_capacity(pk_));
-        expect_staged_proof(*gpu, from, gpu->witness_split_memory());
-      }
+      gpu->reserve_witness_staging(pk_, from);  // split straight into the backend's block
+      ASSERT_GE(gpu->witness_split_memory().size(), split_capacity(pk_));
+      expect_staged_proof(*gpu, from, gpu->witness_split_memory());
       std::vector<Fr> a(a_.size()), b(a_.size()), c(a_.size());
       const std::vector<Fr> z = synthesize(*circuit_, other_witness_seed_, pk_, a, b, c);
       CpuBackend cpu;
