@@ -572,8 +572,8 @@ std::map<trace::Phase, double> host_work_medians(const std::vector<HostWorkSpan>
 
 // Each host work span's time relative to its phase's median, by the number of syntheses running
 // through it (rounded): the median at each number at least kLoadFactorSpans spans saw, a number
-// between two of them at the one below, one below the first at the first; none where fewer than
-// two numbers were seen.
+// between two of them at the one below, one below the first at the first; none where no number
+// was seen that often.
 std::optional<std::vector<double>> host_work_load_factors(const std::vector<HostWorkSpan>& spans,
                                                           const std::map<trace::Phase, double>& medians) {
   std::map<std::uint32_t, std::vector<double>> relative;  // syntheses -> times relative to the median
@@ -581,7 +581,7 @@ std::optional<std::vector<double>> host_work_load_factors(const std::vector<Host
     if (const double median = medians.at(span.phase); median > 0)
       relative[std::uint32_t(std::lround(span.synthesizing))].push_back(span.seconds / median);
   std::erase_if(relative, [](const auto& entry) { return entry.second.size() < kLoadFactorSpans; });
-  if (relative.size() < 2) return std::nullopt;
+  if (relative.empty()) return std::nullopt;
   std::vector<double> factors;
   for (auto& [synthesizing, values] : relative) {
     const double factor = trace::upper_median(std::move(values));

@@ -82,17 +82,15 @@ inline double host_rate(std::uint32_t cores, double slowdown_per_extra_thread, s
 }
 
 // The rate of each worker's host work (split, assembly, verification) beside `synthesizing`
-// syntheses: 1 / the calibration's load factor where it measured that many; beyond them, the last
-// factor grown by the memory slowdown since; none measured: host_rate.
+// syntheses: 1 / the calibration's load factor where it measured that many, the last one beyond
+// them (the split's threads share the cores with a few syntheses as with many: measured flat from
+// two syntheses on); none measured: host_rate.
 inline double execution_rate(const Scenario& scenario, std::uint32_t synthesizing, std::uint32_t executing) {
   const std::vector<double>& factors = scenario.calibration.host_work_load_factors;
-  const double slowdown = scenario.calibration.synth_slowdown_per_extra_thread;
   const std::uint32_t cores = scenario.hardware.cores;
-  if (factors.empty()) return host_rate(cores, slowdown, synthesizing, executing);
-  const std::uint32_t last = std::uint32_t(factors.size() - 1);
-  const double factor = synthesizing <= last ? factors[synthesizing]
-                                             : factors[last] * memory_slowdown(slowdown, synthesizing) /
-                                                   memory_slowdown(slowdown, last);
+  if (factors.empty())
+    return host_rate(cores, scenario.calibration.synth_slowdown_per_extra_thread, synthesizing, executing);
+  const double factor = factors[std::min<std::size_t>(synthesizing, factors.size() - 1)];
   return core_share(cores, synthesizing + executing) / factor;
 }
 

@@ -207,6 +207,20 @@ TEST(Simulation, TheWitnessSplitSeparatesTheCopyFromTheFirstKernel) {
   for (const auto& [partition, start_s] : first_kernel_s) EXPECT_NEAR(start_s - copied_s.at(partition), 0.125, 1e-6);
 }
 
+// cpu.host_work_load_factors: a worker's split beside n syntheses takes the factor measured at n
+// times its cost, and beside more syntheses than the calibration measured, the last factor's (the
+// syntheses' own slowdown, here steep, does not grow it).
+TEST(Simulation, HostWorkBesideMoreSynthesesThanMeasuredRunsAtTheLastFactor) {
+  Scenario scenario = with_setting(small_scenario(), "cpu.witness_split_s", "0.1");
+  scenario = with_setting(scenario, "cpu.host_work_load_factors", "[1.0, 1.5]");
+  scenario = with_setting(scenario, "synthesis.slowdown_per_extra_thread", "1.0");
+  double longest_s = 0;
+  for (const trace::Span& span : simulate(scenario).spans)
+    if (span.phase == trace::Phase::witness_split) longest_s = std::max(longest_s, span.end_s - span.start_s);
+  EXPECT_GT(longest_s, 0.1 + 1e-3);  // some split ran beside syntheses
+  EXPECT_LE(longest_s, 0.15 + 1e-6);
+}
+
 // A host that pins no memory (the engine without a CUDA device) keeps pinned staging's pipeline,
 // its slabs of pageable memory, and copies them on the pageable path.
 TEST(Simulation, AHostThatPinsNoMemoryCopiesItsSlabsOnThePageablePath) {
