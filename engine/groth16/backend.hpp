@@ -84,7 +84,8 @@ class ProverBackend {
   }
   // Allocates, before the first proof, what stage_witness() needs for `pk`'s splits staged from
   // `from` (and the host block they are split into: page-locked where `from` is pinned); without
-  // it the first stage_witness() does. Returns what it allocated, a line for the job's log ("" where nothing).
+  // it the first stage_witness() does. Returns what it allocated, a line for the job's log (""
+  // where nothing).
   virtual std::string reserve_witness_staging(const ProvingKey&, WitnessHostMemory) { return {}; }
 
   // Given a, b, c evaluated on the n rows, leaves in `a` the values p_i = A(g_i)B(g_i) - C(g_i)

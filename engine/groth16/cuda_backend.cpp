@@ -249,7 +249,8 @@ struct DeviceCompute {
       msm.reserve(table->n(), true, table->window_bits(), layout);
       witness_digits[1].digits.reserve(pk.num_vars, table->window_bits(), layout);
     };
-    for (const auto* points : {&pk.a, &pk.b1, &pk.l, &pk.h}) over_table(g1, key.table(std::span<const G1Affine>(*points)));
+    for (const auto* points : {&pk.a, &pk.b1, &pk.l, &pk.h})
+      over_table(g1, key.table(std::span<const G1Affine>(*points)));
     over_table(g2, key.table(std::span<const G2Affine>(pk.b2)));
     CUDA_OK(cudaStreamSynchronize(stream));
   }

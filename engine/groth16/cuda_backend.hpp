@@ -17,15 +17,15 @@
 // shared by its backends: their kernel calls take turns (the engine's compute section already
 // keeps them apart). prepare() allocates them, and this backend's quotient, at the sizes the
 // key's proofs take, so that no proof allocates device memory (an allocation waits for all of the
-// device's work, another worker's copies included). What a backend stages is its own: the quotient's inputs travel once, through
-// stage_quotient_inputs(); a proof's witness splits once, through stage_witness(): copied into a
-// page-locked buffer (then one copy on the witness copy stream) or straight from the splits'
-// pageable memory, as asked; later calls on those splits read the device copy, and the split of
-// all of z is decomposed into digits and sorted once for A, B_G1 and B_G2 where the bases are
-// prepared. reserve_witness_staging() allocates the device witness buffer for the key's largest
-// splits, and the host block the splits are split into (witness_split_memory()), page-locked
-// where they are to be staged from pinned memory (without it, the first stage_witness() does). Scalars and index lists of any
-// other call travel with it. The constructor throws zk::Error when no CUDA device is present;
+// device's work, another worker's copies included). What a backend stages is its own: the
+// quotient's inputs travel once, through stage_quotient_inputs(); a proof's witness splits once,
+// through stage_witness(): copied into a page-locked buffer (then one copy on the witness copy
+// stream) or straight from the splits' pageable memory, as asked; later calls on those splits
+// read the device copy, and the split of all of z is decomposed into digits and sorted once for
+// A, B_G1 and B_G2 where the bases are prepared. reserve_witness_staging() allocates the device
+// witness buffer for the key's largest splits, and the host block the splits are split into
+// (witness_split_memory()), page-locked where they are to be staged from pinned memory (without
+// it, the first stage_witness() does). Scalars and index lists of any other call travel with it. The constructor throws zk::Error when no CUDA device is present;
 // CUDA failures throw zk::cuda::CudaError naming the call, file and line. One backend is not
 // thread-safe (one stream); the key passed to prepare() must outlive it.
 // The staging copy's watchdog (off unless set_copy_watchdog() arms it) gives up on a copy of a, b,

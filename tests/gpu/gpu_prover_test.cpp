@@ -134,8 +134,9 @@ TEST_P(GpuProver, StreamedChunksAreReportedAsCopies) {
 }
 
 // The witness staged from pinned and from pageable memory, split into its own memory or into the
-// backend's block, on prepared and on streamed bases, gives the CPU's proof. Once its StagedWitness is gone, a proof of another witness (whose splits
-// may take the freed splits' addresses) is the CPU's too: the backend no longer reads the copy.
+// backend's block, on prepared and on streamed bases, gives the CPU's proof. Once its
+// StagedWitness is gone, a proof of another witness (whose splits may take the freed splits'
+// addresses) is the CPU's too: the backend no longer reads the copy.
 TEST_P(GpuProver, StagedWitnessGivesTheCpuProof) {
   SCOPED_TRACE(trace_);
   CudaBackend prepared;
