@@ -1,7 +1,9 @@
 // Tests of calibration: the fit of the shipped H200 H2D measurements, and recovering known
 // parameters from simulated traces written with their sidecars.
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -19,6 +21,13 @@
 
 namespace zkpipe::model {
 namespace {
+
+// The small scenario (test_support.hpp) with each (key, TOML value) of `settings` set over it.
+Scenario small_scenario_with(std::initializer_list<std::pair<const char*, const char*>> settings) {
+  Scenario scenario = parse_scenario_text(testing::small_scenario_text(), "small.toml", ".").base;
+  for (const auto& [key, value] : settings) scenario = with_setting(scenario, key, value);
+  return scenario;
+}
 
 // Simulates `scenario` and writes its trace to `path` with its sidecar, as calibration reads them.
 SimulationResult write_simulated_trace(const Scenario& scenario, const std::filesystem::path& path) {
@@ -58,7 +67,7 @@ TEST(Calibration, TheReadmeH2dTableIsWhatTheFitPredicts) {
 
 TEST(Calibration, RecoversKnownParametersFromSimulatedTraces) {
   testing::ScratchDirectory scratch;
-  const Scenario truth = parse_scenario_text(testing::small_scenario_text(), "small.toml", ".").base;
+  const Scenario truth = small_scenario_with({});
   std::vector<std::filesystem::path> traces;
   for (const char* staging : {"\"pinned\"", "\"pageable\""})
     for (const char* threads : {"1", "3", "6"})
@@ -99,9 +108,8 @@ TEST(Calibration, RecoversKnownParametersFromSimulatedTraces) {
 // its one-core time.
 TEST(Calibration, RecoversTheParallelFractionOfSynthesis) {
   testing::ScratchDirectory scratch;
-  Scenario truth = parse_scenario_text(testing::small_scenario_text(), "small.toml", ".").base;
-  truth = with_setting(truth, "hardware.cores", "16");
-  truth = with_setting(truth, "synthesis.parallel_fraction", "0.6");
+  const Scenario truth =
+      small_scenario_with({{"hardware.cores", "16"}, {"synthesis.parallel_fraction", "0.6"}});
   std::vector<std::filesystem::path> traces;
   for (const char* threads : {"2", "4", "16"}) {
     Scenario scenario = with_setting(truth, "policy.synthesis_threads", threads);
@@ -179,10 +187,8 @@ TEST(Calibration, RecoversWhatTheShareFactorMissesOnEachCoreCount) {
 // (the fitted time is their mean).
 TEST(Calibration, RecoversHowSynthesisTimesVary) {
   testing::ScratchDirectory scratch;
-  Scenario scenario = parse_scenario_text(testing::small_scenario_text(), "small.toml", ".").base;
-  scenario = with_setting(scenario, "workload.partitions", "40");
-  scenario = with_setting(scenario, "policy.synthesis_threads", "1");
-  scenario = with_setting(scenario, "synthesis.time_factors", "[0.8, 1.25]");
+  const Scenario scenario = small_scenario_with(
+      {{"workload.partitions", "40"}, {"policy.synthesis_threads", "1"}, {"synthesis.time_factors", "[0.8, 1.25]"}});
   const auto path = scratch.path() / "trace.csv";
   const SimulationResult result = write_simulated_trace(scenario, path);
   const CalibrationFit fit = fit_traces({path});
@@ -210,11 +216,10 @@ TEST(Calibration, RecoversHowSynthesisTimesVary) {
 // those ratios, relative to the work's median, and the calibration file carries them.
 TEST(Calibration, RecoversHowHostWorkSlowsBesideSyntheses) {
   testing::ScratchDirectory scratch;
-  Scenario truth = parse_scenario_text(testing::small_scenario_text(), "small.toml", ".").base;
-  truth = with_setting(truth, "workload.partitions", "40");
-  truth = with_setting(truth, "cpu.verify_s", "0.05");
-  truth = with_setting(truth, "cpu.witness_split_s", "0.03");
-  truth = with_setting(truth, "cpu.host_work_load_factors", "[1.0, 1.6, 2.4]");
+  const Scenario truth = small_scenario_with({{"workload.partitions", "40"},
+                                               {"cpu.verify_s", "0.05"},
+                                               {"cpu.witness_split_s", "0.03"},
+                                               {"cpu.host_work_load_factors", "[1.0, 1.6, 2.4]"}});
   std::vector<std::filesystem::path> traces;
   for (const char* threads : {"1", "2"}) {
     traces.push_back(scratch.path() / fmt::format("threads{}.csv", threads));
@@ -290,14 +295,13 @@ TEST(Calibration, AWrittenCalibrationReadsBackAsItsFit) {
 // cost where its chunks cost the default.
 TEST(Calibration, RecoversThePerChunkCostOfAStreamedKey) {
   testing::ScratchDirectory scratch;
-  Scenario truth = parse_scenario_text(testing::small_scenario_text(), "small.toml", ".").base;
-  for (const auto& [key, value] : {std::pair{"workload.partitions", "4"}, {"policy.workers_per_gpu", "1"},
-                                   {"workload.stream_chunk_points", "300000"},
-                                   {"gpu_phase_cost.msm_h.stream_chunk_s", "0.004"},
-                                   {"gpu_phase_cost.msm_a.stream_chunk_s", "0.007"},
-                                   {"gpu_phase_cost.msm_b2.fixed_s", "0.01"},  // G2, its chunks at the default cost
-                                   {"gpu_phase_cost.msm_b2.per_mitem_s", "0.03"}})
-    truth = with_setting(truth, key, value);
+  const Scenario truth = small_scenario_with({{"workload.partitions", "4"},
+                                               {"policy.workers_per_gpu", "1"},
+                                               {"workload.stream_chunk_points", "300000"},
+                                               {"gpu_phase_cost.msm_h.stream_chunk_s", "0.004"},
+                                               {"gpu_phase_cost.msm_a.stream_chunk_s", "0.007"},
+                                               {"gpu_phase_cost.msm_b2.fixed_s", "0.01"},  // G2, its chunks at the default cost
+                                               {"gpu_phase_cost.msm_b2.per_mitem_s", "0.03"}});
   const auto on_device = scratch.path() / "on-device.csv", streamed = scratch.path() / "streamed.csv";
   write_simulated_trace(truth, on_device);
   write_simulated_trace(with_setting(truth, "policy.srs_residency", "\"pinned-host\""), streamed);
