@@ -73,8 +73,8 @@ double idle_pinned_gbps(const std::vector<H2dBenchmarkRow>& rows);
 // verify_s are the medians of those spans; compute_section_host_s the median idle time inside a
 // GPU attempt's kernel window; witness_split_s the median time from a copy's end to its first
 // kernel where the GPU was free (trace_attempts.hpp); host_work_load_factors, where the assembly,
-// verification and witness split spans (schema 2) ran beside two or more numbers of syntheses
-// (the mean over a span, rounded) that at least 8 spans each saw: for each such number n, the
+// verification and witness split spans (schema 2) ran beside a number of syntheses (the mean
+// over a span, rounded) that at least 8 spans saw: for each such number n, the
 // median of those spans' times relative to their phase's median (a number between two of them
 // at the one below, a number below the first at the first); synth_time_factors every synthesis's
 // time relative to the synthesis fit, scaled to mean 1, in the order they started (the model
