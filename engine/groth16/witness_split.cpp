@@ -27,7 +27,7 @@ ScalarUse use_of(const Fr& value, const Fr& one) {
   return value == one ? ScalarUse::added : value.is_zero() ? ScalarUse::skipped : ScalarUse::multiplied;
 }
 
-// z[first, z.size()) in blocks, one per core at most and none smaller than 4096 entries, with the
+// z[first, z.size()) in parallel_blocks() blocks of 4096 entries or more, with the
 // ones and significant entries before each block, counted on every core ([blocks]: in all).
 struct BlockCounts {
   size_t first, n, blocks;
@@ -96,7 +96,7 @@ WitnessSplit split_witness(std::span<const Fr> z, size_t first, SplitMemory& mem
 namespace {
 
 // The positions of an ascending index list whose index an ascending `skip` list does not name,
-// in blocks of the list, one per core at most and none smaller than 4096 entries, with the kept
+// in parallel_blocks() blocks of the list of 4096 entries or more, with the kept
 // positions before each block counted on every core ([blocks]: in all).
 struct KeptPositions {
   std::span<const uint32_t> indices, skip;

@@ -19,25 +19,29 @@ bool& dedicated_threads() {
   return dedicated;
 }
 
-// Chunk 0 on the caller, the others on threads started for the call (whose own calls, nested,
-// start threads of their own too).
-void run_on_dedicated_threads(size_t chunks, const std::function<void(size_t)>& chunk) {
+// The caller and up to `threads` - 1 threads started for the call (whose own calls, nested, start
+// threads of their own too), each taking the next chunk until none is left.
+void run_on_dedicated_threads(size_t chunks, size_t threads, const std::function<void(size_t)>& chunk) {
+  std::atomic<size_t> next = 0;
   std::exception_ptr error;
   std::mutex error_mutex;
-  auto run = [&](size_t c) {
+  auto run = [&] {
     dedicated_threads() = true;
-    try {
-      chunk(c);
-    } catch (...) {
-      std::lock_guard lock(error_mutex);
-      if (!error) error = std::current_exception();
+    for (size_t c = next++; c < chunks; c = next++) {
+      try {
+        chunk(c);
+      } catch (...) {
+        std::lock_guard lock(error_mutex);
+        if (!error) error = std::current_exception();
+      }
     }
   };
   {
-    std::vector<std::jthread> threads;
-    threads.reserve(chunks - 1);
-    for (size_t c = 1; c < chunks; ++c) threads.emplace_back(run, c);
-    run(0);
+    std::vector<std::jthread> started;
+    const size_t helpers = std::min(chunks, threads) - 1;
+    started.reserve(helpers);
+    for (size_t t = 0; t < helpers; ++t) started.emplace_back(run);
+    run();
   }
   if (error) std::rethrow_exception(error);
 }
@@ -159,7 +163,7 @@ void set_worker_threads(size_t threads) { pool().set_threads(threads); }
 
 namespace detail {
 void run_on_pool(size_t chunks, const std::function<void(size_t)>& chunk) {
-  if (dedicated_threads()) return run_on_dedicated_threads(chunks, chunk);
+  if (dedicated_threads()) return run_on_dedicated_threads(chunks, pool().threads(), chunk);
   pool().run(chunks, chunk);
 }
 size_t calls_on_the_pool() { return pool().calls(); }

@@ -1,8 +1,8 @@
 // The CPU's parallel helpers: parallel_find_first gives the first hit whatever the thread count
 // and chunk size, parallel_blocks cuts work into blocks no smaller than asked, and the work pool
-// runs every chunk once, no more than worker_threads() at a time however many threads call, shares
-// its threads between concurrent calls, leaves calls on dedicated threads out of it, runs nested
-// calls inline and rethrows a chunk's exception.
+// runs every chunk once, no more than worker_threads() at a time however many threads call, lets
+// free threads take a held thread's chunks, shares its threads between concurrent calls, leaves
+// calls on dedicated threads out of it, runs nested calls inline and rethrows a chunk's exception.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -32,7 +32,7 @@ RC_GTEST_PROP(Parallel, FindFirstIsTheFirstHitOnAnyThreadCount, (const std::vect
   RC_ASSERT(found == expected);
 }
 
-RC_GTEST_PROP(Parallel, BlocksAreOnePerCoreAtMostAndNoneSmallerThanAsked, ()) {
+RC_GTEST_PROP(Parallel, BlocksAreAsManyAsChunksAtMostAndNoneSmallerThanAsked, ()) {
   const auto threads = *rc::gen::inRange<size_t>(1, 65);
   const auto n = *rc::gen::inRange<size_t>(0, 1'000'000);
   const auto least = *rc::gen::inRange<size_t>(1, 70'000);
@@ -40,9 +40,9 @@ RC_GTEST_PROP(Parallel, BlocksAreOnePerCoreAtMostAndNoneSmallerThanAsked, ()) {
   const size_t blocks = parallel_blocks(n, least);
   set_worker_threads(std::thread::hardware_concurrency());
   RC_ASSERT(blocks >= 1);
-  RC_ASSERT(blocks <= threads);
+  RC_ASSERT(blocks <= chunks_per_thread * threads);
   RC_ASSERT(blocks == 1 || n / blocks >= least);  // the smallest block, n / blocks rounded down
-  RC_ASSERT(blocks == threads || n / (blocks + 1) < least);  // one more would be too small
+  RC_ASSERT(blocks == chunks_per_thread * threads || n / (blocks + 1) < least);  // one more would be too small
 }
 
 // Eight threads call at once on a pool of four: every index runs exactly once and at most four
@@ -72,6 +72,35 @@ TEST(Parallel, ConcurrentCallsShareThePoolAndRunEachChunkOnce) {
   for (size_t caller = 0; caller < kCallers; ++caller)
     for (size_t i = 0; i < kItems; ++i) ASSERT_EQ(runs[caller][i].load(), 1) << "caller " << caller << ", item " << i;
   EXPECT_LE(most_running.load(), 4u);
+}
+
+// With two threads, a call whose first chunk waits until three quarters of its items are done
+// (its core taken by other work) ends: the other thread takes every chunk but that one. With one
+// chunk a thread, it would wait for ever. On the pool and on dedicated threads.
+void expect_a_held_chunk_holds_back_only_its_own_items() {
+  set_worker_threads(2);
+  constexpr size_t kItems = 1000;
+  std::mutex mutex;
+  std::condition_variable changed;
+  size_t done = 0;
+  bool held_chunk_saw_the_rest = true;
+  parallel_for(kItems, [&](size_t begin, size_t end) {
+    std::unique_lock lock(mutex);
+    if (begin == 0)
+      held_chunk_saw_the_rest =
+          changed.wait_for(lock, std::chrono::seconds(10), [&] { return 4 * done >= 3 * kItems; });
+    done += end - begin;
+    changed.notify_all();
+  });
+  set_worker_threads(std::thread::hardware_concurrency());
+  EXPECT_TRUE(held_chunk_saw_the_rest) << "the other thread did " << done << " items of " << kItems;
+  EXPECT_EQ(done, kItems);
+}
+
+TEST(Parallel, AHeldChunkHoldsBackOnlyItsOwnItems) {
+  expect_a_held_chunk_holds_back_only_its_own_items();
+  const DedicatedThreads scope;
+  expect_a_held_chunk_holds_back_only_its_own_items();
 }
 
 // A pool of `threads` threads kept busy by a call whose chunks wait at a gate until open() is
