@@ -461,10 +461,29 @@ struct CudaBackend::Impl {
   }
 };
 
+namespace {
+
+// A thread waiting for the current device sleeps until the device is done rather than spin on a
+// core (the runtime's default while the process has fewer contexts than cores): those cores are
+// the syntheses' and the witness split's. The device's primary context takes the flag here; a
+// context of the caller's own (faulty-cuda's) keeps the flags it was made with, which the runtime
+// cannot change (cudaErrorIncompatibleDriverContext).
+void wait_for_the_device_asleep() {
+  const cudaError_t status = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
+  if (status == cudaErrorIncompatibleDriverContext) {
+    (void)cudaGetLastError();
+    return;
+  }
+  CUDA_OK(status);
+}
+
+}  // namespace
+
 CudaBackend::CudaBackend(size_t stream_chunk_points) {
   if (stream_chunk_points == 0) fail("backend 'cuda': base chunks of zero points");
   if (cuda::cuda_device_count() == 0)
     fail("backend 'cuda': no CUDA device found (cudaGetDeviceCount reports none); use --backend cpu");
+  wait_for_the_device_asleep();
   impl_ = std::make_unique<Impl>(stream_chunk_points);
 }
 

@@ -25,7 +25,10 @@
 // A, B_G1 and B_G2 where the bases are prepared. reserve_witness_staging() allocates the device
 // witness buffer for the key's largest splits, and the host block the splits are split into
 // (witness_split_memory()), page-locked where they are to be staged from pinned memory (without
-// it, the first stage_witness() does). Scalars and index lists of any other call travel with it. The constructor throws zk::Error when no CUDA device is present;
+// it, the first stage_witness() does). Scalars and index lists of any other call travel with it.
+// The constructor sets the blocking-sync flag of the current device's primary context (a context
+// of the caller's own keeps its flags), so that a thread waiting for the device sleeps rather
+// than spin a core. The constructor throws zk::Error when no CUDA device is present;
 // CUDA failures throw zk::cuda::CudaError naming the call, file and line. One backend is not
 // thread-safe (one stream); the key passed to prepare() must outlive it.
 // The staging copy's watchdog (off unless set_copy_watchdog() arms it) gives up on a copy of a, b,

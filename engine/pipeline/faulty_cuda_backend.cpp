@@ -72,7 +72,7 @@ class WorkerContext {
     const Driver& driver = Driver::get();
     CUdevice device{};
     driver.check(driver.device_get(&device, gpu), "cuDeviceGet");
-    driver.check(driver.create(&context_, 0, device), "cuCtxCreate");
+    driver.check(driver.create(&context_, CU_CTX_SCHED_BLOCKING_SYNC, device), "cuCtxCreate");  // waits sleep
     CUcontext created{};
     driver.check(driver.pop(&created), "cuCtxPopCurrent");  // cuCtxCreate made it current
   }

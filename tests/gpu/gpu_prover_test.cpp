@@ -4,7 +4,10 @@
 // addition carries real work). make_backend("cuda") gives this backend. Streamed bases (no
 // prepare(), small chunks) give the same proof, and so does the engine's order (the witness
 // staged from pinned or pageable memory before the quotient and the MSMs), and so do fixed-base
-// tables of the key's arrays; a prepared backend allocates nothing while it proves.
+// tables of the key's arrays; a prepared backend allocates nothing while it proves. A thread
+// waiting for the device sleeps.
+#include <chrono>
+#include <ctime>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,6 +21,7 @@
 #include "engine/groth16/verifier.hpp"
 #include "engine/r1cs/r1cs.hpp"
 #include "engine/util/rng.hpp"
+#include "kernels/ntt/ntt_cuda.cuh"
 #include "tests/gpu/gpu_test_support.hpp"
 
 namespace zk::groth16 {
@@ -237,6 +241,45 @@ TEST_P(GpuProver, FixedBaseSavingsAreEstimatedForEachMsmsScalars) {
     EXPECT_EQ(option(a_alone, KeyArray::b2, sets), option(most, KeyArray::b2, sets));
     EXPECT_EQ(option(b_alone, KeyArray::a, sets).table_bytes, option(witness, KeyArray::a, sets).table_bytes);
   }
+}
+
+// The calling thread's CPU seconds so far.
+double thread_cpu_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return double(now.tv_sec) + 1e-9 * double(now.tv_nsec);
+}
+
+// A thread that waits for the device sleeps rather than spin: once a CUDA backend is made, the
+// device's flags say blocking sync, and waiting for a queue of NTTs (tenths of a second of device
+// work) costs the waiting thread a small part of that time on its core.
+TEST(CudaBackend, WaitsForTheDeviceWithoutSpinning) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const CudaBackend backend;
+  unsigned flags = 0;
+  CUDA_OK(cudaGetDeviceFlags(&flags));
+  EXPECT_EQ(flags & cudaDeviceScheduleMask, unsigned(cudaDeviceScheduleBlockingSync));
+
+  const uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const ntt::Domain domain(22);
+  Rng rng(seed);
+  std::vector<Fr> values(domain.n);
+  for (Fr& value : values) value = rng.field<Fr>();
+  const cuda::CudaStream stream;
+  cuda::DeviceBuffer<Fr> data(domain.n);
+  data.upload(values, stream.get());
+  ntt::CudaNtt transform;
+  transform.ntt(data.get(), domain, stream.get());  // builds its tables
+  stream.synchronize();
+  for (int round = 0; round < 200; ++round) transform.ntt(data.get(), domain, stream.get());
+  const auto wall_start = std::chrono::steady_clock::now();
+  const double cpu_start = thread_cpu_seconds();
+  stream.synchronize();
+  const double cpu = thread_cpu_seconds() - cpu_start;
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  ASSERT_GT(wall, 0.02) << "too little device work was queued to tell a sleeping wait from a spinning one";
+  EXPECT_LT(cpu, 0.25 * wall) << "the wait took " << cpu << " s of CPU in " << wall << " s";
 }
 
 INSTANTIATE_TEST_SUITE_P(BuiltinCircuits, GpuProver,
