@@ -19,22 +19,34 @@ bool& dedicated_threads() {
   return dedicated;
 }
 
+// The first exception the chunks of one call threw, from any thread; the other chunks still run.
+class FirstError {
+ public:
+  void run(const std::function<void(size_t)>& chunk, size_t index) {
+    try {
+      chunk(index);
+    } catch (...) {
+      std::lock_guard lock(mutex_);
+      if (!error_) error_ = std::current_exception();
+    }
+  }
+  void rethrow() const {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::exception_ptr error_;
+};
+
 // The caller and up to `threads` - 1 threads started for the call (whose own calls, nested, start
 // threads of their own too), each taking the next chunk until none is left.
 void run_on_dedicated_threads(size_t chunks, size_t threads, const std::function<void(size_t)>& chunk) {
   std::atomic<size_t> next = 0;
-  std::exception_ptr error;
-  std::mutex error_mutex;
+  FirstError error;
   auto run = [&] {
     dedicated_threads() = true;
-    for (size_t c = next++; c < chunks; c = next++) {
-      try {
-        chunk(c);
-      } catch (...) {
-        std::lock_guard lock(error_mutex);
-        if (!error) error = std::current_exception();
-      }
-    }
+    for (size_t c = next++; c < chunks; c = next++) error.run(chunk, c);
   };
   {
     std::vector<std::jthread> started;
@@ -43,7 +55,7 @@ void run_on_dedicated_threads(size_t chunks, size_t threads, const std::function
     for (size_t t = 0; t < helpers; ++t) started.emplace_back(run);
     run();
   }
-  if (error) std::rethrow_exception(error);
+  error.rethrow();
 }
 
 class WorkPool {
@@ -73,7 +85,7 @@ class WorkPool {
     chunk_ready_.notify_all();
     call.finished.wait(lock, [&] { return call.done == call.chunks; });
     calls_.erase(queued);
-    if (call.error) std::rethrow_exception(call.error);
+    call.error.rethrow();
   }
 
  private:
@@ -82,7 +94,7 @@ class WorkPool {
     const std::function<void(size_t)>& chunk;
     size_t chunks;
     size_t next = 0, running = 0, done = 0;
-    std::exception_ptr error;
+    FirstError error;
     std::condition_variable finished;
   };
 
@@ -110,15 +122,9 @@ class WorkPool {
       const size_t index = call->next++;
       ++call->running;
       lock.unlock();
-      std::exception_ptr error;
-      try {
-        call->chunk(index);
-      } catch (...) {
-        error = std::current_exception();
-      }
+      call->error.run(call->chunk, index);
       lock.lock();
       --call->running;
-      if (error && !call->error) call->error = error;
       if (++call->done == call->chunks) call->finished.notify_one();
     }
   }
