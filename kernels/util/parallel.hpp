@@ -1,8 +1,8 @@
 // parallel.hpp — the CPU's one way to spread work over cores.
 //
 // parallel_for(n, fn) calls fn(begin, end) on disjoint contiguous chunks covering [0, n), at most
-// chunks_per_thread * worker_threads() of them, and returns when all are done; an exception thrown
-// by any chunk is rethrown in the caller. The chunks run on the process's one work pool of
+// most_chunks() (chunks_per_thread * worker_threads()) of them, and returns when all are done; an
+// exception thrown by any chunk is rethrown in the caller. The chunks run on the process's one work pool of
 // worker_threads() threads (the hardware's core count by default; set_worker_threads() changes it
 // process-wide, --threads, while no call runs), not on the caller's thread (unless the work is one
 // chunk), so that however many threads call at once, no more than worker_threads() chunks run.
@@ -32,6 +32,8 @@ void set_worker_threads(size_t threads);
 // Chunks a call is cut into per thread at most: enough that the threads which finish first take
 // the chunks of a slowed one, few enough that a chunk's fixed costs stay small.
 inline constexpr size_t chunks_per_thread = 4;
+// The most chunks a call is cut into.
+inline size_t most_chunks() { return chunks_per_thread * worker_threads(); }
 
 // While it lives, this thread's parallel_for calls run on threads of their own, not the pool's.
 class DedicatedThreads {
@@ -55,8 +57,7 @@ size_t calls_on_the_pool();
 
 template <class Fn>
 void parallel_for(size_t n, Fn&& fn, size_t min_chunk = 1) {
-  const size_t chunks =
-      std::min(chunks_per_thread * worker_threads(), (n + min_chunk - 1) / std::max<size_t>(min_chunk, 1));
+  const size_t chunks = std::min(most_chunks(), (n + min_chunk - 1) / std::max<size_t>(min_chunk, 1));
   if (chunks <= 1) {
     if (n) fn(size_t{0}, n);
     return;
@@ -67,7 +68,7 @@ void parallel_for(size_t n, Fn&& fn, size_t min_chunk = 1) {
 // As many blocks as parallel_for makes chunks at most, none smaller than `least` items, never
 // none: block b of B then covers items [n * b / B, n * (b + 1) / B).
 inline size_t parallel_blocks(size_t n, size_t least) {
-  return std::max<size_t>(1, std::min(chunks_per_thread * worker_threads(), n / std::max<size_t>(least, 1)));
+  return std::max<size_t>(1, std::min(most_chunks(), n / std::max<size_t>(least, 1)));
 }
 
 // The smallest i in [0, n) with pred(i) true, or n. Each chunk runs pred in index order and stops
