@@ -2,10 +2,11 @@
 //
 // parallel_for(n, fn) calls fn(begin, end) on disjoint contiguous chunks covering [0, n), at most
 // most_chunks() (chunks_per_thread * worker_threads()) of them, and returns when all are done; an
-// exception thrown by any chunk is rethrown in the caller. The chunks run on the process's one work pool of
-// worker_threads() threads (the hardware's core count by default; set_worker_threads() changes it
-// process-wide, --threads, while no call runs), not on the caller's thread (unless the work is one
-// chunk), so that however many threads call at once, no more than worker_threads() chunks run.
+// exception thrown by any chunk is rethrown in the caller. The chunks run on the process's one
+// work pool of worker_threads() threads (the hardware's core count by default;
+// set_worker_threads() changes it process-wide, --threads, while no call runs), not on the
+// caller's thread (unless the work is one chunk), so that however many threads call at once, no
+// more than worker_threads() chunks run.
 // A free thread takes the next chunk, so a core that other work slows (another call's dedicated
 // threads, a copy from pageable memory) holds back a few chunks, not a fixed share of the call.
 // The pool is work-conserving and fair: a free pool thread takes the next chunk of the call with
